@@ -1,0 +1,2 @@
+//! The `sortlab` command.
+fn main() {}

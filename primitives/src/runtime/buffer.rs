@@ -1,0 +1,261 @@
+//! Typed device memory: owned buffers, raw device pointers, and host transfers.
+
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+
+use cudarc::driver::result as cu;
+use cudarc::driver::sys::cudaError_enum as CuErr;
+
+use super::gpu::Gpu;
+use crate::error::{Error, Result};
+use crate::key::DeviceCopy;
+
+/// A typed device address, passed to kernels through [`crate::KernelArgs::ptr`].
+///
+/// It carries no lifetime: keep the buffer it points into alive while a kernel uses it.
+#[derive(Debug)]
+pub struct DevicePtr<T> {
+    addr: u64,
+    _t: PhantomData<*const T>,
+}
+
+impl<T> Clone for DevicePtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DevicePtr<T> {}
+
+// SAFETY: a device address is an integer; it is only dereferenced by kernels.
+unsafe impl<T> Send for DevicePtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for DevicePtr<T> {}
+
+impl<T> DevicePtr<T> {
+    /// The raw address.
+    pub fn addr(self) -> u64 {
+        self.addr
+    }
+    /// The address `count` elements further on.
+    pub fn offset(self, count: usize) -> Self {
+        DevicePtr {
+            addr: self.addr + (count * std::mem::size_of::<T>()) as u64,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// An owned, typed allocation of device memory, freed on drop.
+///
+/// Length-0 buffers allocate nothing. Uploads and downloads go through the owning [`Gpu`]'s
+/// stream, so they are ordered with the kernels launched on it.
+pub struct DeviceBuffer<T: DeviceCopy> {
+    gpu: Gpu,
+    addr: u64,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len)
+            .field("type", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+fn resolve(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s + 1,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e + 1,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(Error::InvalidArgument(format!(
+            "range {start}..{end} out of bounds for length {len}"
+        )));
+    }
+    Ok((start, end))
+}
+
+impl<T: DeviceCopy> DeviceBuffer<T> {
+    /// Allocates `len` elements with unspecified (but valid, since `T: DeviceCopy`) contents.
+    ///
+    /// Returns [`Error::OutOfMemory`] when the device cannot hold them.
+    pub fn alloc(gpu: &Gpu, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::InvalidArgument(format!("{len} elements overflow usize bytes"))
+        })?;
+        let addr = if bytes == 0 {
+            0
+        } else {
+            gpu.bind()?;
+            // SAFETY: the context is current; the allocation is freed in Drop.
+            match unsafe { cu::malloc_sync(bytes) } {
+                Ok(p) => p,
+                Err(e) if e.0 == CuErr::CUDA_ERROR_OUT_OF_MEMORY => {
+                    let free = gpu.memory_info().map(|m| m.0).unwrap_or(0);
+                    return Err(Error::OutOfMemory {
+                        requested: bytes,
+                        free,
+                    });
+                }
+                Err(e) => return Err(Error::driver("cuMemAlloc", e)),
+            }
+        };
+        Ok(DeviceBuffer {
+            gpu: gpu.clone(),
+            addr,
+            len,
+            _t: PhantomData,
+        })
+    }
+
+    /// Allocates `len` elements set to all-zero bytes.
+    pub fn zeroed(gpu: &Gpu, len: usize) -> Result<Self> {
+        let mut b = Self::alloc(gpu, len)?;
+        b.fill_bytes(0)?;
+        Ok(b)
+    }
+
+    /// Allocates a buffer holding a copy of `host`.
+    pub fn from_host(gpu: &Gpu, host: &[T]) -> Result<Self> {
+        let mut b = Self::alloc(gpu, host.len())?;
+        b.copy_from_host(host)?;
+        Ok(b)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+    /// The `Gpu` that owns the memory.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+    /// The device address of element 0.
+    pub fn ptr(&self) -> DevicePtr<T> {
+        DevicePtr {
+            addr: self.addr,
+            _t: PhantomData,
+        }
+    }
+    /// The device address of element `range.start`, checked against the length, and the
+    /// range's length.
+    pub fn ptr_range(&self, range: impl RangeBounds<usize>) -> Result<(DevicePtr<T>, usize)> {
+        let (s, e) = resolve(range, self.len)?;
+        Ok((self.ptr().offset(s), e - s))
+    }
+
+    /// Copies `host` into the start of the buffer (`host.len()` must equal `self.len()`).
+    pub fn copy_from_host(&mut self, host: &[T]) -> Result<()> {
+        if host.len() != self.len {
+            return Err(Error::InvalidArgument(format!(
+                "upload of {} elements into a buffer of {}",
+                host.len(),
+                self.len
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        // SAFETY: the destination holds exactly host.len() elements; the stream is synchronised
+        // before `host` may be dropped or changed.
+        unsafe { cu::memcpy_htod_async(self.addr, host, self.gpu.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyHtoDAsync", e))?;
+        self.gpu.synchronize()
+    }
+
+    /// Copies the buffer into `host` (`host.len()` must equal `self.len()`).
+    pub fn copy_to_host(&self, host: &mut [T]) -> Result<()> {
+        if host.len() != self.len {
+            return Err(Error::InvalidArgument(format!(
+                "download of a buffer of {} elements into {}",
+                self.len,
+                host.len()
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        // SAFETY: `host` has room for exactly self.len elements; synchronised before return.
+        unsafe { cu::memcpy_dtoh_async(host, self.addr, self.gpu.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))?;
+        self.gpu.synchronize()
+    }
+
+    /// Downloads the whole buffer.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        let mut v = Vec::with_capacity(self.len);
+        // SAFETY: `T: DeviceCopy` has no invalid bit patterns, and every element is written by
+        // the download below before it can be read (on error the Vec is dropped unread).
+        #[allow(clippy::uninit_vec)]
+        unsafe {
+            v.set_len(self.len)
+        };
+        self.copy_to_host(&mut v)?;
+        Ok(v)
+    }
+
+    /// Copies all of `src` (same length) into this buffer, on the device.
+    pub fn copy_from_device(&mut self, src: &DeviceBuffer<T>) -> Result<()> {
+        if src.len != self.len {
+            return Err(Error::InvalidArgument(format!(
+                "device copy of {} elements into {}",
+                src.len, self.len
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        // SAFETY: both ranges hold self.bytes() bytes; ordered on the stream.
+        unsafe { cu::memcpy_dtod_async(self.addr, src.addr, self.bytes(), self.gpu.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyDtoDAsync", e))
+    }
+
+    /// Sets every byte of the buffer to `byte` (asynchronous, on the stream).
+    pub fn fill_bytes(&mut self, byte: u8) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        // SAFETY: the range is this allocation; ordered on the stream.
+        unsafe { cu::memset_d8_async(self.addr, byte, self.bytes(), self.gpu.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemsetD8Async", e))
+    }
+
+    /// Allocates a copy of this buffer on the device.
+    pub fn try_clone(&self) -> Result<Self> {
+        let mut b = Self::alloc(&self.gpu, self.len)?;
+        b.copy_from_device(self)?;
+        Ok(b)
+    }
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        if self.addr != 0 && self.gpu.bind().is_ok() {
+            // Work queued on the stream may still use the memory: wait for it first.
+            let _ = self.gpu.synchronize();
+            // SAFETY: the address came from cuMemAlloc and is freed exactly once.
+            let _ = unsafe { cu::free_sync(self.addr) };
+        }
+    }
+}

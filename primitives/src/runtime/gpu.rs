@@ -1,0 +1,290 @@
+//! The `Gpu` handle: one device, its context, a stream, and the module cache.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::nvrtc::Ptx;
+
+use super::cache;
+use super::compile::{self, Defines, KernelSource};
+use super::module::Module;
+use crate::error::{Error, Result};
+
+/// What the runtime knows about the device it opened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name ("NVIDIA H100 80GB HBM3").
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (u32, u32),
+    /// Global memory in bytes.
+    pub total_memory: usize,
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Largest block, in threads.
+    pub max_threads_per_block: u32,
+    /// Largest grid dimension x.
+    pub max_grid_x: u32,
+    /// Largest grid dimensions y and z.
+    pub max_grid_yz: u32,
+    /// Shared memory a block may use without opting in, in bytes.
+    pub shared_per_block: usize,
+    /// Shared memory a block may use after opting in, in bytes.
+    pub shared_per_block_optin: usize,
+    /// L2 cache size in bytes.
+    pub l2_bytes: usize,
+    /// Peak memory bandwidth from the memory clock and bus width, in bytes per second (a
+    /// datasheet figure; benchmarks measure the copy rate instead).
+    pub peak_bandwidth: f64,
+}
+
+impl DeviceInfo {
+    /// The NVRTC architecture name of the device (`"sm_90"`).
+    pub fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+}
+
+pub(crate) struct GpuInner {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    nvrtc: Mutex<Option<(u32, u32)>>,
+    modules: Mutex<HashMap<u64, Arc<Module>>>,
+    disk_cache: Option<std::path::PathBuf>,
+}
+
+/// A CUDA device, its context, its stream and its module cache. Cheap to clone; `Send + Sync`.
+///
+/// All work a `Gpu` launches goes to its one stream, in order. Host-visible results (downloads)
+/// synchronise that stream.
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::{DeviceBuffer, Gpu};
+/// let gpu = Gpu::new(0)?;
+/// let buf = DeviceBuffer::from_host(&gpu, &[3u32, 1, 2])?;
+/// assert_eq!(buf.to_host()?, vec![3, 1, 2]);
+/// # Ok::<(), sortlab_primitives::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<GpuInner>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("info", &self.inner.info)
+            .finish()
+    }
+}
+
+fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda's candidate names; no symbol is called.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl Gpu {
+    /// Number of CUDA devices; `Err(Error::NoDevice)` when there is no driver.
+    pub fn device_count() -> Result<usize> {
+        if !driver_present() {
+            return Err(Error::NoDevice {
+                reason: "the CUDA driver library (libcuda) is not installed".into(),
+            });
+        }
+        CudaContext::device_count()
+            .map(|n| n.max(0) as usize)
+            .map_err(|e| Error::NoDevice {
+                reason: format!("the CUDA driver found no usable device ({e})"),
+            })
+    }
+
+    /// Opens device `ordinal`.
+    ///
+    /// Returns [`Error::NoDevice`] when there is no driver, no device, or no device with that
+    /// ordinal: a machine without a GPU gets an error to match on, never a panic.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        let count = Gpu::device_count()?;
+        if count == 0 {
+            return Err(Error::NoDevice {
+                reason: "the CUDA driver reports no device".into(),
+            });
+        }
+        if ordinal >= count {
+            return Err(Error::NoDevice {
+                reason: format!("device {ordinal} requested, {count} present"),
+            });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice {
+            reason: format!("device {ordinal} could not be opened ({e})"),
+        })?;
+        // One stream per Gpu: ordering is the stream's, so cudarc's cross-stream event
+        // tracking is pure overhead.
+        // SAFETY: no CudaSlice of this context exists yet.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| Error::driver("cuStreamCreate", e))?;
+        let info = read_info(&ctx, ordinal)?;
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                ctx,
+                stream,
+                info,
+                nvrtc: Mutex::new(None),
+                modules: Mutex::new(HashMap::new()),
+                disk_cache: cache::disk_cache_dir(),
+            }),
+        })
+    }
+
+    /// The device's properties.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        cudarc::driver::result::mem_get_info().map_err(|e| Error::driver("cuMemGetInfo", e))
+    }
+
+    /// Waits for all work queued on this `Gpu`'s stream.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner
+            .stream
+            .synchronize()
+            .map_err(|e| Error::driver("cuStreamSynchronize", e))
+    }
+
+    /// The NVRTC version `(major, minor)`.
+    pub fn nvrtc_version(&self) -> Result<(u32, u32)> {
+        let mut slot = self.inner.nvrtc.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = *slot {
+            return Ok(v);
+        }
+        let v = compile::nvrtc_version()?;
+        *slot = Some(v);
+        Ok(v)
+    }
+
+    /// The module compiled from `src` with `defines` for this device, from the memory cache,
+    /// else the disk cache, else NVRTC.
+    pub fn module(&self, src: &KernelSource, defines: &Defines) -> Result<Arc<Module>> {
+        let arch = self.inner.info.arch();
+        let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
+        if let Some(m) = self.lock_modules().get(&key) {
+            return Ok(m.clone());
+        }
+        let module = self.load_or_compile(src, defines, &arch, key)?;
+        let module = Arc::new(module);
+        self.lock_modules().insert(key, module.clone());
+        Ok(module)
+    }
+
+    fn lock_modules(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Module>>> {
+        self.inner.modules.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn load_or_compile(
+        &self,
+        src: &KernelSource,
+        defines: &Defines,
+        arch: &str,
+        key: u64,
+    ) -> Result<Module> {
+        if let Some(dir) = &self.inner.disk_cache {
+            if let Some(cubin) = cache::load(dir, src, key) {
+                // A stale or corrupt file is recompiled below, never trusted.
+                if let Ok(m) = self.load_cubin(src, cubin) {
+                    return Ok(m);
+                }
+            }
+        }
+        let compiled = compile::compile(src, defines, arch)?;
+        if let Some(dir) = &self.inner.disk_cache {
+            cache::store(dir, src, key, &compiled.cubin);
+        }
+        self.load_cubin(src, compiled.cubin)
+    }
+
+    fn load_cubin(&self, src: &KernelSource, cubin: Vec<u8>) -> Result<Module> {
+        let m = self
+            .inner
+            .ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(|e| Error::driver("cuModuleLoadData", e))?;
+        Ok(Module::new(self.clone(), src.name, m))
+    }
+
+    /// Makes this device's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.inner
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", e))
+    }
+
+    pub(crate) fn cu_stream(&self) -> cudarc::driver::sys::CUstream {
+        self.inner.stream.cu_stream()
+    }
+}
+
+fn read_info(ctx: &Arc<CudaContext>, ordinal: usize) -> Result<DeviceInfo> {
+    let attr = |a: Attr| -> Result<i64> {
+        ctx.attribute(a)
+            .map(|v| v as i64)
+            .map_err(|e| Error::driver("cuDeviceGetAttribute", e))
+    };
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| Error::driver("cuDeviceGetAttribute", e))?;
+    let mem_clock_khz = attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as f64;
+    let bus_bits = attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as f64;
+    Ok(DeviceInfo {
+        ordinal,
+        name: ctx
+            .name()
+            .map_err(|e| Error::driver("cuDeviceGetName", e))?,
+        compute_capability: (major as u32, minor as u32),
+        total_memory: ctx
+            .total_mem()
+            .map_err(|e| Error::driver("cuDeviceTotalMem", e))?,
+        multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        max_grid_x: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
+        max_grid_yz: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
+        shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as usize,
+        shared_per_block_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+            as usize,
+        l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+        // DDR: two transfers per clock.
+        peak_bandwidth: 2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_device_is_an_error_not_a_panic() {
+        // On a machine without a GPU this must be NoDevice; with one, it must succeed.
+        match Gpu::new(0) {
+            Ok(gpu) => assert!(!gpu.info().name.is_empty()),
+            Err(e) => assert!(matches!(e, Error::NoDevice { .. }), "{e}"),
+        }
+        match Gpu::new(10_000) {
+            Err(Error::NoDevice { .. }) => {}
+            other => panic!("expected NoDevice, got {other:?}"),
+        }
+    }
+}

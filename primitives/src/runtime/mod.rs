@@ -1,0 +1,18 @@
+//! The GPU runtime (DESIGN.md §2): device handle, NVRTC compilation with a module cache, typed
+//! device buffers, checked kernel launches and event timers. cudarc is used here and nowhere
+//! else in sortlab.
+
+mod buffer;
+pub mod cache;
+mod compile;
+mod gpu;
+mod module;
+mod timer;
+
+pub use buffer::{DeviceBuffer, DevicePtr};
+pub use compile::{
+    compile, nvrtc_available, nvrtc_version, Compiled, Defines, KernelSource, Policy,
+};
+pub use gpu::{DeviceInfo, Gpu};
+pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
+pub use timer::GpuTimer;

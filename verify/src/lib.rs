@@ -1,0 +1,4 @@
+//! # sortlab-verify
+//!
+//! Generators, checkers and the property suite.
+#![deny(missing_docs)]
