@@ -28,7 +28,7 @@ impl GpuTimer {
         let ev = || {
             gpu.inner
                 .ctx
-                .new_event(None)
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(|e| Error::driver("cuEventCreate", e))
         };
         Ok(GpuTimer {

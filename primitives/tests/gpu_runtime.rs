@@ -1,0 +1,299 @@
+//! GPU tests of the runtime: device open, NVRTC compile and launch, buffer round trips, launch
+//! limits, the module caches, and the device key map against the host map for every key type.
+//! Run on a CUDA machine with `scripts/gpu-check`.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sortlab_primitives::key_map::{from_ordered_bits, to_ordered_bits};
+use sortlab_primitives::{
+    DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KernelSource, LaunchConfig, Order, SortKey,
+};
+
+fn gpu() -> Gpu {
+    Gpu::new(0).expect("a CUDA device")
+}
+
+fn seed() -> u64 {
+    let s = std::env::var("SORTLAB_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("seed = {s} (set SORTLAB_SEED={s} to reproduce)");
+    s
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn device_opens_and_reports_itself() {
+    let g = gpu();
+    let i = g.info();
+    eprintln!("{i:?}");
+    assert!(!i.name.is_empty());
+    assert!(i.compute_capability.0 >= 7);
+    assert!(i.multiprocessors > 0 && i.total_memory > (1 << 30));
+    assert!(i.shared_per_block_optin >= i.shared_per_block);
+    let (free, total) = g.memory_info().unwrap();
+    assert!(free <= total && total > 0);
+    assert!(g.nvrtc_version().unwrap().0 >= 12);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn round_trips_of_every_length_class() {
+    let g = gpu();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed());
+    for n in [0usize, 1, 2, 31, 32, 33, 1023, 1025, 1 << 20, (1 << 22) + 3] {
+        let host: Vec<u64> = (0..n).map(|_| rng.gen()).collect();
+        let d = DeviceBuffer::from_host(&g, &host).unwrap();
+        assert_eq!(d.len(), n);
+        assert_eq!(d.to_host().unwrap(), host, "n = {n}");
+        let mut copy = DeviceBuffer::<u64>::alloc(&g, n).unwrap();
+        copy.copy_from_device(&d).unwrap();
+        assert_eq!(copy.to_host().unwrap(), host);
+        let mut z = DeviceBuffer::<u64>::zeroed(&g, n).unwrap();
+        assert!(z.to_host().unwrap().iter().all(|&x| x == 0));
+        z.fill_bytes(0xff).unwrap();
+        assert!(z.to_host().unwrap().iter().all(|&x| x == u64::MAX));
+    }
+    // Mismatched lengths are errors, not memory corruption.
+    let mut d = DeviceBuffer::<u32>::alloc(&g, 4).unwrap();
+    assert!(matches!(
+        d.copy_from_host(&[1, 2, 3]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(d.ptr_range(2..5), Err(Error::InvalidArgument(_))));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn out_of_memory_is_an_error() {
+    let g = gpu();
+    match DeviceBuffer::<u8>::alloc(&g, 1 << 50) {
+        Err(Error::OutOfMemory { requested, .. }) => assert_eq!(requested, 1 << 50),
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+}
+
+const TEST_KERNEL: KernelSource = KernelSource::new(
+    "runtime_test.cu",
+    r#"
+#include "sortlab/thread/types.cuh"
+extern "C" __global__ void iota_plus(u32* out, u64 n, u32 add) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (u32)i + add + OFFSET;
+}
+extern "C" __global__ void big_shared(u32* out) {
+    extern __shared__ u32 s[];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+"#,
+);
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn compile_launch_and_limits() {
+    let g = gpu();
+    let defines = sortlab_primitives::Defines::new().set("OFFSET", 5);
+    let m = g.module(&TEST_KERNEL, &defines).unwrap();
+    // The memory cache returns the same module.
+    let m2 = g.module(&TEST_KERNEL, &defines).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&m, &m2));
+    let k = m.kernel("iota_plus").unwrap();
+    let n = 100_000usize;
+    let out = DeviceBuffer::<u32>::alloc(&g, n).unwrap();
+    let mut args = KernelArgs::new();
+    args.ptr(out.ptr()).push(n as u64).push(7u32);
+    // SAFETY: iota_plus(u32*, u64, u32) writes out[0..n).
+    unsafe {
+        k.launch(LaunchConfig::linear(n.div_ceil(256) as u32, 256), &args)
+            .unwrap()
+    };
+    let host = out.to_host().unwrap();
+    assert!(host.iter().enumerate().all(|(i, &v)| v == i as u32 + 12));
+
+    // Limits are checked before launch.
+    let err = unsafe { k.launch(LaunchConfig::linear(1, 4096), &args) }.unwrap_err();
+    assert!(matches!(err, Error::LaunchLimit { .. }), "{err}");
+    let err = unsafe { k.launch(LaunchConfig::linear(0, 256), &args) }.unwrap_err();
+    assert!(matches!(err, Error::LaunchLimit { .. }), "{err}");
+    let too_much = g.info().shared_per_block_optin as u32 + 1;
+    let bs = m.kernel("big_shared").unwrap();
+    let err =
+        unsafe { bs.launch(LaunchConfig::linear(1, 32).with_shared(too_much), &args) }.unwrap_err();
+    assert!(matches!(err, Error::LaunchLimit { .. }), "{err}");
+    // More than 48 KiB of dynamic shared memory is opted into automatically.
+    let out = DeviceBuffer::<u32>::alloc(&g, 1024).unwrap();
+    let mut a = KernelArgs::new();
+    a.ptr(out.ptr());
+    // SAFETY: big_shared(u32*) writes out[0..blockDim.x) and uses blockDim.x words of shared.
+    unsafe {
+        bs.launch(LaunchConfig::linear(1, 1024).with_shared(100 * 1024), &a)
+            .unwrap()
+    };
+    let h = out.to_host().unwrap();
+    assert!(h.iter().enumerate().all(|(i, &v)| v == 1023 - i as u32));
+
+    // An unknown kernel name is an error naming it.
+    let e = m.kernel("no_such_kernel").unwrap_err();
+    assert!(e.to_string().contains("no_such_kernel"));
+    // A compile error comes back with the file name and log.
+    let bad = KernelSource::new(
+        "bad_kernel.cu",
+        "extern \"C\" __global__ void k() { nope(); }",
+    );
+    match g.module(&bad, &sortlab_primitives::Defines::new()) {
+        Err(Error::Compile { file, log }) => {
+            assert_eq!(file, "bad_kernel.cu");
+            assert!(log.contains("nope"), "{log}");
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn disk_cache_stores_and_reuses_modules() {
+    let dir = std::env::temp_dir().join(format!("sortlab-gpu-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::env::set_var("SORTLAB_CACHE_DIR", &dir);
+    std::env::remove_var("SORTLAB_NO_DISK_CACHE");
+    let defines = sortlab_primitives::Defines::new().set("OFFSET", 99);
+    {
+        let g = Gpu::new(0).unwrap();
+        g.module(&TEST_KERNEL, &defines).unwrap();
+    }
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "one cubin cached: {files:?}");
+    // A fresh Gpu (empty memory cache) loads the cached file and it works.
+    let g = Gpu::new(0).unwrap();
+    let k = g
+        .module(&TEST_KERNEL, &defines)
+        .unwrap()
+        .kernel("iota_plus")
+        .unwrap();
+    let out = DeviceBuffer::<u32>::alloc(&g, 1).unwrap();
+    let mut args = KernelArgs::new();
+    args.ptr(out.ptr()).push(1u64).push(0u32);
+    // SAFETY: as above, n = 1.
+    unsafe { k.launch(LaunchConfig::linear(1, 32), &args).unwrap() };
+    assert_eq!(out.to_host().unwrap(), vec![99]);
+    // A corrupt cache file is recompiled, not trusted.
+    std::fs::write(files[0].path(), b"garbage").unwrap();
+    let g = Gpu::new(0).unwrap();
+    g.module(&TEST_KERNEL, &defines)
+        .unwrap()
+        .kernel("iota_plus")
+        .unwrap();
+    std::env::remove_var("SORTLAB_CACHE_DIR");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn edge_values<K: SortKey>() -> Vec<K> {
+    let mut v = vec![
+        K::LOWEST,
+        K::HIGHEST,
+        K::from_f64(0.0),
+        K::from_f64(1.0),
+        K::from_f64(-1.0),
+    ];
+    if K::IS_FLOAT {
+        for x in [
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            5e-324,
+            -5e-324,
+            1e-310,
+            f64::MAX,
+            f64::MIN,
+        ] {
+            v.push(K::from_f64(x));
+        }
+        // f32 subnormals and the extremes of f32 itself.
+        for x in [
+            1e-45f32 as f64,
+            -1e-45f32 as f64,
+            f32::MAX as f64,
+            f32::MIN as f64,
+        ] {
+            v.push(K::from_f64(x));
+        }
+    }
+    v
+}
+
+fn check_key_map<K: SortKey>(g: &Gpu, rng: &mut ChaCha8Rng) {
+    let mut keys = edge_values::<K>();
+    for _ in 0..100_000 {
+        let bits: u64 = rng.gen();
+        keys.push(K::from_ordered_bits(
+            <K::Bits as sortlab_primitives::KeyBits>::from_u64(bits),
+        ));
+    }
+    let d = DeviceBuffer::from_host(g, &keys).unwrap();
+    for order in [Order::Ascending, Order::Descending] {
+        let bits = to_ordered_bits(g, &d, order).unwrap().to_host().unwrap();
+        for (k, b) in keys.iter().zip(&bits) {
+            let host = k.to_ordered_bits();
+            let want = if order.is_descending() {
+                <K::Bits as sortlab_primitives::KeyBits>::from_u64(!host.to_u64())
+            } else {
+                host
+            };
+            assert_eq!(*b, want, "{} key {k:?} order {order}", K::NAME);
+        }
+        let back = from_ordered_bits::<K>(g, &DeviceBuffer::from_host(g, &bits).unwrap(), order)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        for (k, b) in keys.iter().zip(&back) {
+            assert_eq!(
+                k.to_ordered_bits(),
+                b.to_ordered_bits(),
+                "{} inverse of {k:?}",
+                K::NAME
+            );
+        }
+    }
+}
+
+use sortlab_primitives::KeyBits as _;
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn device_key_map_equals_host_map_for_every_key_type() {
+    let g = gpu();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed());
+    check_key_map::<u32>(&g, &mut rng);
+    check_key_map::<i32>(&g, &mut rng);
+    check_key_map::<f32>(&g, &mut rng);
+    check_key_map::<u64>(&g, &mut rng);
+    check_key_map::<i64>(&g, &mut rng);
+    check_key_map::<f64>(&g, &mut rng);
+    // Empty input launches nothing and returns an empty buffer.
+    let e = DeviceBuffer::<f32>::alloc(&g, 0).unwrap();
+    assert!(to_ordered_bits(&g, &e, Order::Ascending)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn event_timer_measures() {
+    let g = gpu();
+    let t = GpuTimer::new(&g).unwrap();
+    let src = DeviceBuffer::<u32>::zeroed(&g, 1 << 24).unwrap();
+    t.start().unwrap();
+    let _bits = to_ordered_bits(&g, &src, Order::Ascending).unwrap();
+    let ms = t.stop().unwrap();
+    assert!(ms > 0.0 && ms < 10_000.0, "{ms}");
+}
