@@ -1,0 +1,188 @@
+//! The command line, as clap derive structs.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use sortlab_primitives::Order;
+
+use crate::engine::EngineChoice;
+
+/// sortlab: GPU sorting algorithms, their CPU twins, generators, checkers and benchmarks.
+///
+/// Key files are raw little-endian keys with no header; `--type` says how to read them.
+#[derive(Debug, Parser)]
+#[command(name = "sortlab", version, propagate_version = true)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the GPU (if any), the NVRTC version and the CPU engine.
+    Info,
+    /// List the algorithms, key types, input patterns and bench suites.
+    List,
+    /// Generate an input file of raw little-endian keys.
+    Gen(GenArgs),
+    /// Sort a file of keys with a registered algorithm.
+    Sort(SortArgs),
+    /// Check a file of keys: sorted, k-sorted, equal to or a permutation of another, radius.
+    ///
+    /// Exits 0 when the check passes, 1 when it fails, 2 on bad input.
+    Check(CheckArgs),
+    /// Run a benchmark suite and print a table (optionally JSON Lines).
+    Bench(BenchArgs),
+}
+
+/// Arguments of `sortlab gen`.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// Input pattern (`sortlab list` shows them), e.g. `uniform`, `k-sorted:16`.
+    #[arg(long, default_value = "uniform")]
+    pub pattern: String,
+    /// Key type: u32, i32, f32, u64, i64, f64.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    pub key_type: String,
+    /// Number of keys: a count (`1000000`) or a power of two (`2^20`).
+    #[arg(long, value_parser = parse_count)]
+    pub n: u64,
+    /// Generator seed (decimal or 0x-hex); the same seed gives the same file.
+    #[arg(long, default_value = "42", value_parser = parse_seed)]
+    pub seed: u64,
+    /// The file to write (replaced only once complete).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// Arguments of `sortlab sort`.
+#[derive(Debug, Args)]
+pub struct SortArgs {
+    /// Algorithm (`sortlab list` shows them).
+    #[arg(long, default_value = "reference")]
+    pub algo: String,
+    /// Sort order: asc or desc.
+    #[arg(long, default_value = "asc")]
+    pub order: Order,
+    /// Key type: u32, i32, f32, u64, i64, f64.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    pub key_type: String,
+    /// Where to run: the GPU when possible (auto), the CPU, or the GPU or fail.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
+    /// The file of keys to sort.
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+    /// The file to write the sorted keys to (replaced only once complete; may be FILE).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+}
+
+/// Arguments of `sortlab check`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("mode").multiple(false))]
+pub struct CheckArgs {
+    /// The file of keys to check.
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+    /// Key type: u32, i32, f32, u64, i64, f64.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    pub key_type: String,
+    /// Order for --sorted, --k-sorted and --radius: asc or desc.
+    #[arg(long, default_value = "asc")]
+    pub order: Order,
+    /// Check that FILE is sorted (the default check).
+    #[arg(long, group = "mode")]
+    pub sorted: bool,
+    /// Check that FILE is K-sorted: no key is more than K places from its sorted position.
+    #[arg(long, value_name = "K", group = "mode")]
+    pub k_sorted: Option<usize>,
+    /// Check that FILE equals REF bit for bit (e.g. a reference sort's output).
+    #[arg(long, value_name = "REF", group = "mode")]
+    pub same_as: Option<PathBuf>,
+    /// Check that FILE holds the same multiset of keys as INPUT (a sort lost or made up none).
+    #[arg(long, value_name = "INPUT", group = "mode")]
+    pub permutation_of: Option<PathBuf>,
+    /// Print FILE's radius: the least K for which it is K-sorted (always passes).
+    #[arg(long, group = "mode")]
+    pub radius: bool,
+}
+
+/// Arguments of `sortlab bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The suite to run (known: sort).
+    #[arg(value_name = "SUITE")]
+    pub suite: String,
+    /// Key types, comma separated.
+    #[arg(long = "type", value_name = "TYPES", default_value = "u32")]
+    pub key_type: String,
+    /// Input patterns, comma separated.
+    #[arg(long, value_name = "PATTERNS", default_value = "uniform")]
+    pub pattern: String,
+    /// Algorithms, comma separated (default: all registered).
+    #[arg(long, value_name = "ALGOS")]
+    pub algo: Option<String>,
+    /// Sizes as powers of two, comma separated: `16,20` runs 2^16 and 2^20 keys.
+    #[arg(
+        long,
+        value_name = "LOG2S",
+        value_delimiter = ',',
+        default_value = "16,17,18,19,20",
+        value_parser = clap::value_parser!(u32).range(0..=40)
+    )]
+    pub sizes: Vec<u32>,
+    /// Timed repetitions per row (after one warm-up run); the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: u32,
+    /// Sort order: asc or desc.
+    #[arg(long, default_value = "asc")]
+    pub order: Order,
+    /// Generator seed for the inputs (decimal or 0x-hex).
+    #[arg(long, default_value = "42", value_parser = parse_seed)]
+    pub seed: u64,
+    /// Also write the rows as JSON Lines to this file (replaced once the run completes).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Parses a seed: decimal or `0x`-prefixed hexadecimal (as `SORTLAB_SEED`).
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    sortlab_verify::seed::parse_seed(s).map_err(|e| e.to_string())
+}
+
+/// Parses a key count: a plain integer (`1000000`) or a power of two (`2^20`).
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let bad = || format!("`{s}` is not a count (write e.g. 1000000 or 2^20)");
+    if let Some(e) = s.strip_prefix("2^") {
+        let e: u32 = e.parse().map_err(|_| bad())?;
+        return 1u64
+            .checked_shl(e)
+            .filter(|_| e < 64)
+            .ok_or_else(|| format!("2^{e} is too large"));
+    }
+    s.replace('_', "").parse().map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn counts_parse() {
+        assert_eq!(parse_count("1000"), Ok(1000));
+        assert_eq!(parse_count("1_000"), Ok(1000));
+        assert_eq!(parse_count("2^20"), Ok(1 << 20));
+        assert!(parse_count("2^64").is_err());
+        assert!(parse_count("lots").is_err());
+        assert!(parse_count("-1").is_err());
+    }
+}

@@ -1,0 +1,34 @@
+//! `sortlab list`: the registries.
+
+use sortlab_primitives::KeyType;
+
+use super::bench::SUITES;
+use super::say;
+use crate::algo::ALGOS;
+use crate::backend::patterns::Pattern;
+
+/// Prints the algorithms, key types, patterns and bench suites.
+pub fn run() {
+    say("algorithms:");
+    for a in ALGOS {
+        let engines = if a.gpu.is_some() { "cpu, gpu" } else { "cpu" };
+        let stable = if a.stable { "stable" } else { "unstable" };
+        say(&format!(
+            "  {:<24} {:<9} {:<9} {}",
+            a.name, stable, engines, a.description
+        ));
+    }
+    say(&format!(
+        "key types: {}",
+        KeyType::ALL.map(|t| t.name()).join(", ")
+    ));
+    let patterns: Vec<&str> = Pattern::ALL
+        .iter()
+        .map(|p| match p {
+            Pattern::KSorted(_) => "k-sorted[:K]",
+            p => p.name(),
+        })
+        .collect();
+    say(&format!("patterns: {}", patterns.join(", ")));
+    say(&format!("bench suites: {}", SUITES.join(", ")));
+}
