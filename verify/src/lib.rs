@@ -1,4 +1,40 @@
 //! # sortlab-verify
 //!
-//! Generators, checkers and the property suite.
+//! sortlab's verification suite (DESIGN.md §5): seeded input generators, edge-case lengths,
+//! checkers against the CPU engine, and a property suite that is written once and switched on
+//! per algorithm in one line.
+//!
+//! - [`patterns`]: the input shapes ([`Pattern`]) and many small arrays ([`small_arrays`]);
+//! - [`gen`]: [`generate`], deterministic for (pattern, length, seed, key type);
+//! - [`seed`](mod@seed): the run's seed, printed once and overridable with `SORTLAB_SEED`;
+//! - [`lengths`]: edge lengths (0, 1, 2, warp, block and tile sizes ±1, 2^k ±1, large);
+//! - [`suite`]: the [`SortAlgorithm`] trait, the check functions and the [`sort_suite!`] macro;
+//! - [`algorithms`]: the CPU engine's sorts as [`SortAlgorithm`]s.
+//!
+//! # Example
+//! An algorithm joins the suite in one line of a test file:
+//! ```ignore
+//! sortlab_verify::sort_suite!(cpu_stable, sortlab_verify::algorithms::CpuStable);
+//! // A GPU algorithm: every generated test is ignored unless run with --include-ignored.
+//! sortlab_verify::sort_suite!(radix, MyGpuRadix::new(), ignore = "needs a CUDA device");
+//! ```
+//! The checks are plain functions too:
+//! ```
+//! use sortlab_verify::{algorithms::CpuStable, check_keys, Order, Pattern};
+//! check_keys::<f32, _>(&CpuStable, Pattern::FloatSpecials, 1000, Order::Descending, 42);
+//! ```
 #![deny(missing_docs)]
+
+pub mod algorithms;
+pub mod gen;
+pub mod lengths;
+pub mod patterns;
+pub mod seed;
+pub mod suite;
+
+pub use gen::generate;
+pub use lengths::{edge_lengths, large_lengths};
+pub use patterns::{small_arrays, ArrayLengths, ParsePatternError, Pattern};
+pub use seed::{seed, seed_for, SEED_ENV};
+pub use sortlab_primitives::{KeyType, Order, SortKey, SortValue};
+pub use suite::{check_keys, check_pairs, Failure, IndexValue, SortAlgorithm};
