@@ -30,6 +30,8 @@
 
 pub mod check;
 mod error;
+pub mod reduce;
+pub mod scan;
 pub mod sort;
 
 pub use error::{CheckError, Error};

@@ -14,4 +14,28 @@ pub const HEADERS: &[(&str, &str)] = &[
         "sortlab/thread/key_bits.cuh",
         include_str!("../kernels/thread/key_bits.cuh"),
     ),
+    (
+        "sortlab/warp/operators.cuh",
+        include_str!("../kernels/warp/operators.cuh"),
+    ),
+    (
+        "sortlab/warp/shuffle.cuh",
+        include_str!("../kernels/warp/shuffle.cuh"),
+    ),
+    (
+        "sortlab/warp/warp_reduce.cuh",
+        include_str!("../kernels/warp/warp_reduce.cuh"),
+    ),
+    (
+        "sortlab/warp/warp_scan.cuh",
+        include_str!("../kernels/warp/warp_scan.cuh"),
+    ),
+    (
+        "sortlab/block/block_reduce.cuh",
+        include_str!("../kernels/block/block_reduce.cuh"),
+    ),
+    (
+        "sortlab/block/block_scan.cuh",
+        include_str!("../kernels/block/block_scan.cuh"),
+    ),
 ];

@@ -6,7 +6,10 @@
 //! - key types ([`SortKey`] for u32, i32, f32, u64, i64, f64 with the order-preserving bit map),
 //!   [`Order`] and value types ([`SortValue`]);
 //! - the shared device headers ([`kernels::HEADERS`]) split by thread scope like CUB;
-//! - the device key map ([`key_map`]); reduce and scan follow (see the primitives issue).
+//! - the device key map ([`key_map`]);
+//! - reductions ([`reduce`]: sum, min, max, min-max) and scans ([`mod@scan`]: inclusive and
+//!   exclusive sum, max and min, forward and in reverse), each in its classic variants and a
+//!   fast default.
 //!
 //! A machine without a CUDA driver or device gets [`Error::NoDevice`] from [`Gpu::new`], never
 //! a panic; the CPU engine (`sortlab-cpu-reference`) is then the one to use.
@@ -16,11 +19,17 @@ mod error;
 pub mod kernels;
 mod key;
 pub mod key_map;
+pub mod reduce;
 pub mod runtime;
+pub mod scan;
 
 pub use error::{Error, Result};
 pub use key::{DeviceCopy, KeyBits, KeyType, Order, ParseNameError, SortKey, SortValue};
+pub use reduce::{
+    reduce_max, reduce_min, reduce_min_max, reduce_sum, ReduceKey, ReduceOp, ReduceVariant,
+};
 pub use runtime::{
     Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs, KernelScalar,
     KernelSource, LaunchConfig, Module, Policy,
 };
+pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};

@@ -1,0 +1,66 @@
+//! [`ScanPolicy`]: block size and items per thread per variant.
+
+use super::variant::{ScanVariant, DOUBLE_BUFFERED_MAX, NAIVE_MAX, WORK_EFFICIENT_MAX};
+use crate::runtime::{Defines, Gpu, Policy};
+
+/// Launch policy of the scan kernels (defines `BLOCK_THREADS` and `ITEMS_PER_THREAD` of
+/// `scan.cu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanPolicy {
+    /// Threads per block.
+    pub block_threads: u32,
+    /// [`ScanVariant::Fast`]: keys per thread, in registers (odd: no bank conflicts in the
+    /// shared-memory transposition).
+    pub items_per_thread: u32,
+}
+
+/// Hierarchical: 512 threads, tiles of 1024 keys; three levels reach 2^30 keys.
+const HIERARCHICAL_BLOCK_THREADS: u32 = 512;
+/// Fast: 4-byte keys 128 threads × 31 keys (tiles of 3968, 15.5 KiB of shared memory), 8-byte
+/// keys 256 × 15 (tiles of 3840, 30 KiB). Measured on an H200 at 2^30 bytes of keys (kernel
+/// only, exclusive sum): throughput grows with the tile, since each block scans one tile and
+/// waits on its look-back; u32 256×15: 2.38 TB/s read+written, 256×23: 2.68, 128×31: 2.78;
+/// u64 256×9: 1.85, 128×19: 2.22, 256×15: 2.35. A backoff sleep in the look-back spin made no
+/// difference.
+const FAST_BLOCK_THREADS_4B: u32 = 128;
+const FAST_ITEMS_4B: u32 = 31;
+const FAST_BLOCK_THREADS_8B: u32 = 256;
+const FAST_ITEMS_8B: u32 = 15;
+
+impl ScanPolicy {
+    /// The policy of `variant` for keys of `key_size` bytes on a device of compute capability
+    /// `cc` (the same on every architecture sortlab supports, Volta and later, for now). The
+    /// one-warp and one-block variants' sizes are their limits ([`ScanVariant::max_len`]).
+    pub fn for_variant(variant: ScanVariant, key_size: usize, _cc: (u32, u32)) -> Self {
+        let (block_threads, items_per_thread) = match variant {
+            ScanVariant::Naive => (NAIVE_MAX as u32, 1),
+            ScanVariant::DoubleBuffered => (DOUBLE_BUFFERED_MAX as u32, 1),
+            ScanVariant::WorkEfficient => ((WORK_EFFICIENT_MAX / 2) as u32, 2),
+            ScanVariant::Hierarchical => (HIERARCHICAL_BLOCK_THREADS, 2),
+            ScanVariant::Fast if key_size <= 4 => (FAST_BLOCK_THREADS_4B, FAST_ITEMS_4B),
+            ScanVariant::Fast => (FAST_BLOCK_THREADS_8B, FAST_ITEMS_8B),
+        };
+        ScanPolicy {
+            block_threads,
+            items_per_thread,
+        }
+    }
+
+    /// The policy of `variant` for keys of `key_size` bytes on `gpu`.
+    pub fn for_device(gpu: &Gpu, variant: ScanVariant, key_size: usize) -> Self {
+        Self::for_variant(variant, key_size, gpu.info().compute_capability)
+    }
+
+    /// Keys per tile (per block and step) of the block-wide kernels.
+    pub fn tile_items(&self) -> usize {
+        self.block_threads as usize * self.items_per_thread as usize
+    }
+}
+
+impl Policy for ScanPolicy {
+    fn defines(&self) -> Defines {
+        Defines::new()
+            .set("BLOCK_THREADS", self.block_threads)
+            .set("ITEMS_PER_THREAD", self.items_per_thread)
+    }
+}
