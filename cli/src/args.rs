@@ -113,7 +113,7 @@ pub struct CheckArgs {
 /// Arguments of `sortlab bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The suite to run (known: sort).
+    /// The suite to run (known: sort, primitives).
     #[arg(value_name = "SUITE")]
     pub suite: String,
     /// Key types, comma separated.

@@ -20,7 +20,7 @@ use crate::key::{parse_key_type, CliKey};
 use crate::with_key_type;
 
 /// The benchmark suites `sortlab bench` knows.
-pub const SUITES: &[&str] = &["sort"];
+pub const SUITES: &[&str] = &["sort", "primitives"];
 
 /// One benchmark result, as written to the JSON Lines file (field order is the schema's).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -60,6 +60,7 @@ pub struct BenchRow {
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     match args.suite.as_str() {
         "sort" => bench_sort(args),
+        "primitives" => super::bench_primitives::run(args),
         other => Err(CliError::UnknownSuite {
             given: other.to_string(),
             known: SUITES.join(", "),

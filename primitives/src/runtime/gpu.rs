@@ -52,12 +52,15 @@ impl DeviceInfo {
     }
 }
 
+/// Memory-cache key: source address and length, and the defines.
+type ModuleKey = (usize, usize, Defines);
+
 pub(crate) struct GpuInner {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
     info: DeviceInfo,
     nvrtc: Mutex<Option<(u32, u32)>>,
-    modules: Mutex<HashMap<u64, Arc<Module>>>,
+    modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
     disk_cache: Option<std::path::PathBuf>,
 }
 
@@ -178,19 +181,23 @@ impl Gpu {
 
     /// The module compiled from `src` with `defines` for this device, from the memory cache,
     /// else the disk cache, else NVRTC.
+    ///
+    /// A repeated request costs one hash of the defines: sources are `&'static str`, so the
+    /// memory cache is keyed by the source's address, and the content hash (which the disk
+    /// cache needs) is computed only on the first request.
     pub fn module(&self, src: &KernelSource, defines: &Defines) -> Result<Arc<Module>> {
-        let arch = self.inner.info.arch();
-        let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
-        if let Some(m) = self.lock_modules().get(&key) {
+        let fast_key = (src.code.as_ptr() as usize, src.code.len(), defines.clone());
+        if let Some(m) = self.lock_modules().get(&fast_key) {
             return Ok(m.clone());
         }
-        let module = self.load_or_compile(src, defines, &arch, key)?;
-        let module = Arc::new(module);
-        self.lock_modules().insert(key, module.clone());
+        let arch = self.inner.info.arch();
+        let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
+        let module = Arc::new(self.load_or_compile(src, defines, &arch, key)?);
+        self.lock_modules().insert(fast_key, module.clone());
         Ok(module)
     }
 
-    fn lock_modules(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Module>>> {
+    fn lock_modules(&self) -> std::sync::MutexGuard<'_, HashMap<ModuleKey, Arc<Module>>> {
         self.inner.modules.lock().unwrap_or_else(|p| p.into_inner())
     }
 

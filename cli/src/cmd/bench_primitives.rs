@@ -1,0 +1,318 @@
+//! `sortlab bench primitives`: every reduce and scan variant on the GPU (and the CPU twins),
+//! in GB/s next to the device-to-device copy rate measured in the same run.
+//!
+//! GPU rows time the whole library call with CUDA events (temporary allocations and, for a
+//! reduction, the download of the result included), after a warm-up call that compiles the
+//! module; the median of `--reps` runs is reported. Bytes counted: a reduction reads `n` keys;
+//! a scan reads and writes `n` keys; the copy reads and writes `n` keys.
+
+use std::time::Instant;
+
+use sortlab_primitives::reduce::{reduce_min, reduce_sum, ReduceKey, ReduceVariant};
+use sortlab_primitives::scan::{scan, Direction, ScanKind, ScanOp, ScanVariant};
+use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType};
+
+use super::bench::{median, today, BenchRow};
+use super::{ms, note, parse_pattern, say};
+use crate::args::BenchArgs;
+use crate::backend::gen::generate;
+use crate::engine::{cpu_description, open_gpu};
+use crate::error::CliError;
+use crate::io::write_atomic;
+use crate::key::{parse_key_type, CliKey};
+use crate::with_key_type;
+
+/// Largest input the CPU twins are timed on (beyond it a 2-core machine takes too long).
+const CPU_MAX_LEN: u64 = 1 << 24;
+
+struct Ctx {
+    gpu: Option<Gpu>,
+    reps: u32,
+    seed: u64,
+    date: String,
+    cpu: String,
+}
+
+/// Runs the primitives suite.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let types = args
+        .key_type
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(parse_key_type)
+        .collect::<Result<Vec<KeyType>, _>>()?;
+    let pattern = parse_pattern(args.pattern.split(',').next().unwrap_or("uniform"))?;
+    let gpu = match open_gpu() {
+        Ok(g) => Some(g),
+        Err(reason) => {
+            note(&format!("no CUDA device ({reason}): CPU rows only"));
+            None
+        }
+    };
+    let ctx = Ctx {
+        gpu,
+        reps: args.reps,
+        seed: args.seed,
+        date: today(),
+        cpu: cpu_description(),
+    };
+    say(&format!(
+        "{:<26} {:<6} {:<20} {:<5} {:>11} {:>10} {:>9} {:>8}",
+        "algo", "engine", "op", "type", "n", "ms", "GB/s", "of copy"
+    ));
+    let mut rows = Vec::new();
+    for t in types {
+        for &log2 in &args.sizes {
+            let n = 1u64 << log2;
+            with_key_type!(t, K => bench_one::<K>(&ctx, n, pattern, &mut rows)?);
+        }
+    }
+    if let Some(json) = &args.json {
+        write_atomic(json, |w| {
+            for row in &rows {
+                serde_json::to_writer(&mut *w, row)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+        note(&format!("wrote {} rows to {}", rows.len(), json.display()));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row<K: CliKey>(
+    ctx: &Ctx,
+    algo: String,
+    engine: &'static str,
+    op: &'static str,
+    pattern: &str,
+    n: u64,
+    ms: f64,
+    bytes: u64,
+) -> BenchRow {
+    let secs = (ms / 1e3).max(f64::MIN_POSITIVE);
+    BenchRow {
+        tool: "sortlab",
+        algo,
+        engine,
+        op,
+        key_type: K::NAME,
+        value_type: None,
+        pattern: pattern.to_string(),
+        n,
+        ms,
+        keys_per_s: n as f64 / secs,
+        gbps: bytes as f64 / secs / 1e9,
+        bytes,
+        device: match (engine, &ctx.gpu) {
+            ("gpu", Some(g)) => g.info().name.clone(),
+            _ => ctx.cpu.clone(),
+        },
+        date: ctx.date.clone(),
+    }
+}
+
+fn print(r: &BenchRow, copy_gbps: Option<f64>) {
+    let frac = match copy_gbps {
+        Some(c) if c > 0.0 => format!("{:.2}", r.gbps / c),
+        _ => "-".into(),
+    };
+    say(&format!(
+        "{:<26} {:<6} {:<20} {:<5} {:>11} {:>10.4} {:>9.1} {:>8}",
+        r.algo, r.engine, r.op, r.key_type, r.n, r.ms, r.gbps, frac
+    ));
+}
+
+fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliError + '_ {
+    move |source| CliError::Gpu {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// Times `f` on the GPU: one warm-up call, then the median of `reps` event-timed calls.
+fn time_gpu(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    mut f: impl FnMut() -> Result<(), sortlab_primitives::Error>,
+) -> Result<f64, CliError> {
+    f().map_err(gpu_err(what))?;
+    let timer = GpuTimer::new(gpu).map_err(gpu_err(what))?;
+    let mut t = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        timer.start().map_err(gpu_err(what))?;
+        f().map_err(gpu_err(what))?;
+        t.push(timer.stop().map_err(gpu_err(what))?);
+    }
+    Ok(median(&mut t))
+}
+
+fn time_cpu(reps: u32, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            ms(s.elapsed())
+        })
+        .collect();
+    median(&mut t)
+}
+
+fn bench_one<K: CliKey + ReduceKey>(
+    ctx: &Ctx,
+    n: u64,
+    pattern: crate::backend::patterns::Pattern,
+    rows: &mut Vec<BenchRow>,
+) -> Result<(), CliError> {
+    let input = generate::<K>(pattern, n as usize, ctx.seed);
+    let pname = pattern.to_string();
+    let size = K::SIZE as u64;
+    let cpu_sum = sortlab_cpu_reference::reduce::sum(&input);
+    if let Some(gpu) = &ctx.gpu {
+        let what = format!("benchmarking primitives on {} {}", n, K::NAME);
+        let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
+        let mut d_out = DeviceBuffer::<K>::alloc(gpu, input.len()).map_err(gpu_err(&what))?;
+        // The bandwidth reference: a device-to-device copy of the same bytes.
+        let t = time_gpu(gpu, ctx.reps, &what, || d_out.copy_from_device(&d_in))?;
+        let r = row::<K>(
+            ctx,
+            "copy".into(),
+            "gpu",
+            "copy",
+            &pname,
+            n,
+            t,
+            2 * n * size,
+        );
+        let copy_gbps = Some(r.gbps);
+        print(&r, copy_gbps);
+        rows.push(r);
+        for v in ReduceVariant::ALL {
+            let mut got = None;
+            let t = time_gpu(gpu, ctx.reps, &what, || {
+                got = Some(reduce_sum(gpu, &d_in, v)?);
+                Ok(())
+            })?;
+            // Integer sums must agree exactly; float sums within rounding.
+            if let Some(g) = got {
+                let (a, b) = (K::sum_to_f64(g), K::sum_to_f64(cpu_sum));
+                let tol = if K::IS_FLOAT {
+                    1e-3 * b.abs().max(1.0)
+                } else {
+                    0.0
+                };
+                if (a - b).abs() > tol {
+                    return Err(CliError::WrongResult {
+                        what: format!("reduce-{} on {} {}", v.name(), n, K::NAME),
+                        message: format!("GPU sum {g}, CPU sum {cpu_sum}"),
+                    });
+                }
+            }
+            let r = row::<K>(
+                ctx,
+                format!("reduce-{}", v.name()),
+                "gpu",
+                "reduce_sum",
+                &pname,
+                n,
+                t,
+                n * size,
+            );
+            print(&r, copy_gbps);
+            rows.push(r);
+        }
+        let t = time_gpu(gpu, ctx.reps, &what, || {
+            reduce_min(gpu, &d_in, ReduceVariant::Fast).map(|_| ())
+        })?;
+        let r = row::<K>(
+            ctx,
+            "reduce-fast".into(),
+            "gpu",
+            "reduce_min",
+            &pname,
+            n,
+            t,
+            n * size,
+        );
+        print(&r, copy_gbps);
+        rows.push(r);
+        for v in ScanVariant::ALL {
+            if v.max_len().is_some_and(|m| (n as usize) > m) {
+                continue;
+            }
+            for (kind, op) in [
+                (ScanKind::Inclusive, "scan_inclusive_sum"),
+                (ScanKind::Exclusive, "scan_exclusive_sum"),
+            ] {
+                if kind == ScanKind::Exclusive && v != ScanVariant::Fast {
+                    continue;
+                }
+                let t = time_gpu(gpu, ctx.reps, &what, || {
+                    scan(
+                        gpu,
+                        &d_in,
+                        &mut d_out,
+                        ScanOp::Sum,
+                        kind,
+                        Direction::Forward,
+                        v,
+                    )
+                })?;
+                let r = row::<K>(
+                    ctx,
+                    format!("scan-{}", v.name()),
+                    "gpu",
+                    op,
+                    &pname,
+                    n,
+                    t,
+                    2 * n * size,
+                );
+                print(&r, copy_gbps);
+                rows.push(r);
+            }
+        }
+    }
+    if n <= CPU_MAX_LEN {
+        let t = time_cpu(ctx.reps, || {
+            std::hint::black_box(sortlab_cpu_reference::reduce::sum(&input));
+        });
+        let r = row::<K>(
+            ctx,
+            "reduce-rayon".into(),
+            "cpu",
+            "reduce_sum",
+            &pname,
+            n,
+            t,
+            n * size,
+        );
+        print(&r, None);
+        rows.push(r);
+        let t = time_cpu(ctx.reps, || {
+            std::hint::black_box(sortlab_cpu_reference::scan::scan(
+                &input,
+                ScanOp::Sum,
+                ScanKind::Inclusive,
+                Direction::Forward,
+            ));
+        });
+        let r = row::<K>(
+            ctx,
+            "scan-rayon".into(),
+            "cpu",
+            "scan_inclusive_sum",
+            &pname,
+            n,
+            t,
+            2 * n * size,
+        );
+        print(&r, None);
+        rows.push(r);
+    }
+    Ok(())
+}
