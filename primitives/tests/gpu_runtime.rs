@@ -157,6 +157,14 @@ fn compile_launch_and_limits() {
     }
 }
 
+/// Its own source, so that modules other tests compile while `SORTLAB_CACHE_DIR` (process-wide)
+/// points here cannot be mistaken for this test's.
+const DISK_CACHE_KERNEL: KernelSource = KernelSource::new(
+    "disk_cache_test.cu",
+    "#include \"sortlab/thread/types.cuh\"\n\
+     extern \"C\" __global__ void put(u32* out) { out[0] = OFFSET; }",
+);
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn disk_cache_stores_and_reuses_modules() {
@@ -164,33 +172,44 @@ fn disk_cache_stores_and_reuses_modules() {
     let _ = std::fs::remove_dir_all(&dir);
     std::env::set_var("SORTLAB_CACHE_DIR", &dir);
     std::env::remove_var("SORTLAB_NO_DISK_CACHE");
+    let ours = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("disk_cache_test-")
+            })
+            .collect()
+    };
     let defines = sortlab_primitives::Defines::new().set("OFFSET", 99);
     {
         let g = Gpu::new(0).unwrap();
-        g.module(&TEST_KERNEL, &defines).unwrap();
+        g.module(&DISK_CACHE_KERNEL, &defines).unwrap();
     }
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    let files = ours(&dir);
     assert_eq!(files.len(), 1, "one cubin cached: {files:?}");
     // A fresh Gpu (empty memory cache) loads the cached file and it works.
-    let g = Gpu::new(0).unwrap();
-    let k = g
-        .module(&TEST_KERNEL, &defines)
-        .unwrap()
-        .kernel("iota_plus")
-        .unwrap();
-    let out = DeviceBuffer::<u32>::alloc(&g, 1).unwrap();
-    let mut args = KernelArgs::new();
-    args.ptr(out.ptr()).push(1u64).push(0u32);
-    // SAFETY: as above, n = 1.
-    unsafe { k.launch(LaunchConfig::linear(1, 32), &args).unwrap() };
-    assert_eq!(out.to_host().unwrap(), vec![99]);
+    let run = |g: &Gpu| {
+        let k = g
+            .module(&DISK_CACHE_KERNEL, &defines)
+            .unwrap()
+            .kernel("put")
+            .unwrap();
+        let out = DeviceBuffer::<u32>::zeroed(g, 1).unwrap();
+        let mut args = KernelArgs::new();
+        args.ptr(out.ptr());
+        // SAFETY: put(u32*) writes out[0].
+        unsafe { k.launch(LaunchConfig::linear(1, 32), &args).unwrap() };
+        out.to_host().unwrap()
+    };
+    assert_eq!(run(&Gpu::new(0).unwrap()), vec![99]);
     // A corrupt cache file is recompiled, not trusted.
-    std::fs::write(files[0].path(), b"garbage").unwrap();
-    let g = Gpu::new(0).unwrap();
-    g.module(&TEST_KERNEL, &defines)
-        .unwrap()
-        .kernel("iota_plus")
-        .unwrap();
+    std::fs::write(&files[0], b"garbage").unwrap();
+    assert_eq!(run(&Gpu::new(0).unwrap()), vec![99]);
     std::env::remove_var("SORTLAB_CACHE_DIR");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -52,6 +52,8 @@ impl<T> DevicePtr<T> {
 pub struct DeviceBuffer<T: DeviceCopy> {
     gpu: Gpu,
     addr: u64,
+    /// Allocated from the stream-ordered pool (freed with cuMemFreeAsync on the stream).
+    pooled: bool,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -92,12 +94,21 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
             Error::InvalidArgument(format!("{len} elements overflow usize bytes"))
         })?;
+        let pooled = gpu.inner.async_alloc;
         let addr = if bytes == 0 {
             0
         } else {
             gpu.bind()?;
-            // SAFETY: the context is current; the allocation is freed in Drop.
-            match unsafe { cu::malloc_sync(bytes) } {
+            // SAFETY: the context is current; the allocation is freed in Drop, on the same
+            // stream when pooled (stream order makes it valid for all work queued after this).
+            let r = unsafe {
+                if pooled {
+                    cu::malloc_async(gpu.cu_stream(), bytes)
+                } else {
+                    cu::malloc_sync(bytes)
+                }
+            };
+            match r {
                 Ok(p) => p,
                 Err(e) if e.0 == CuErr::CUDA_ERROR_OUT_OF_MEMORY => {
                     let free = gpu.memory_info().map(|m| m.0).unwrap_or(0);
@@ -112,6 +123,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Ok(DeviceBuffer {
             gpu: gpu.clone(),
             addr,
+            pooled,
             len,
             _t: PhantomData,
         })
@@ -251,7 +263,14 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if self.addr != 0 && self.gpu.bind().is_ok() {
+        if self.addr == 0 || self.gpu.bind().is_err() {
+            return;
+        }
+        if self.pooled {
+            // SAFETY: the address came from cuMemAllocAsync and is freed exactly once, in
+            // stream order: after every kernel and copy already queued that may use it.
+            let _ = unsafe { cu::free_async(self.addr, self.gpu.cu_stream()) };
+        } else {
             // Work queued on the stream may still use the memory: wait for it first.
             let _ = self.gpu.synchronize();
             // SAFETY: the address came from cuMemAlloc and is freed exactly once.

@@ -61,6 +61,8 @@ pub(crate) struct GpuInner {
     info: DeviceInfo,
     nvrtc: Mutex<Option<(u32, u32)>>,
     modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
+    /// Whether buffers come from the device's stream-ordered memory pool (cuMemAllocAsync).
+    pub(crate) async_alloc: bool,
     disk_cache: Option<std::path::PathBuf>,
 }
 
@@ -137,6 +139,7 @@ impl Gpu {
             .new_stream()
             .map_err(|e| Error::driver("cuStreamCreate", e))?;
         let info = read_info(&ctx, ordinal)?;
+        let async_alloc = ctx.has_async_alloc() && keep_pool_memory(&ctx);
         Ok(Gpu {
             inner: Arc::new(GpuInner {
                 ctx,
@@ -144,6 +147,7 @@ impl Gpu {
                 info,
                 nvrtc: Mutex::new(None),
                 modules: Mutex::new(HashMap::new()),
+                async_alloc,
                 disk_cache: cache::disk_cache_dir(),
             }),
         })
@@ -242,6 +246,28 @@ impl Gpu {
 
     pub(crate) fn cu_stream(&self) -> cudarc::driver::sys::CUstream {
         self.inner.stream.cu_stream()
+    }
+}
+
+/// Makes the device's default memory pool keep freed memory for reuse instead of returning it
+/// to the driver at every synchronisation, so that temporary buffers cost microseconds rather
+/// than a cuMemAlloc/cuMemFree pair each (~80 us measured on an H200 for a 2^28-key reduce).
+/// Returns whether the pool is usable.
+fn keep_pool_memory(ctx: &Arc<CudaContext>) -> bool {
+    use cudarc::driver::sys;
+    if ctx.bind_to_thread().is_err() {
+        return false;
+    }
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: the context is current; `pool` and `threshold` are valid for the calls.
+    unsafe {
+        sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
+            && sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut std::ffi::c_void,
+            ) == sys::CUresult::CUDA_SUCCESS
     }
 }
 
