@@ -122,6 +122,30 @@ pub trait SortKey:
     fn to_f64(self) -> f64;
 }
 
+/// The byte and `f64` conversions every key type implements the same way.
+macro_rules! key_io {
+    ($t:ty) => {
+        #[inline]
+        fn from_le_slice(bytes: &[u8]) -> Self {
+            let mut b = [0u8; std::mem::size_of::<$t>()];
+            b.copy_from_slice(bytes);
+            <$t>::from_le_bytes(b)
+        }
+        #[inline]
+        fn write_le(self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.to_le_bytes());
+        }
+        #[inline]
+        fn from_f64(v: f64) -> Self {
+            v as $t
+        }
+        #[inline]
+        fn to_f64(self) -> f64 {
+            self as f64
+        }
+    };
+}
+
 macro_rules! impl_unsigned {
     ($t:ty, $name:literal, $cuda:literal) => {
         impl sealed::Sealed for $t {}
@@ -141,24 +165,7 @@ macro_rules! impl_unsigned {
             fn from_ordered_bits(bits: $t) -> Self {
                 bits
             }
-            #[inline]
-            fn from_le_slice(bytes: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(bytes);
-                <$t>::from_le_bytes(b)
-            }
-            #[inline]
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
+            key_io!($t);
         }
     };
 }
@@ -182,24 +189,7 @@ macro_rules! impl_signed {
             fn from_ordered_bits(bits: $u) -> Self {
                 (bits ^ (1 << (<$u>::BITS - 1))) as $t
             }
-            #[inline]
-            fn from_le_slice(bytes: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(bytes);
-                <$t>::from_le_bytes(b)
-            }
-            #[inline]
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
+            key_io!($t);
         }
     };
 }
@@ -230,24 +220,7 @@ macro_rules! impl_float {
                 const SIGN: $u = 1 << (<$u>::BITS - 1);
                 <$t>::from_bits(if bits & SIGN != 0 { bits ^ SIGN } else { !bits })
             }
-            #[inline]
-            fn from_le_slice(bytes: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(bytes);
-                <$t>::from_le_bytes(b)
-            }
-            #[inline]
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
+            key_io!($t);
         }
     };
 }

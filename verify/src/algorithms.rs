@@ -19,65 +19,50 @@ pub struct CpuUnstable;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuSeq;
 
-impl SortAlgorithm for CpuStable {
-    fn name(&self) -> String {
-        "cpu-reference sort (stable, parallel)".into()
-    }
-    fn is_stable(&self) -> bool {
-        true
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        sort::sort(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        sort::sort_pairs(keys, values, order).map_err(|e| e.to_string())
-    }
+/// Implements [`SortAlgorithm`] for a CPU engine sort given its key and pair functions.
+macro_rules! cpu_algorithm {
+    ($t:ty, $name:literal, stable = $stable:literal, $keys:path, $pairs:path) => {
+        impl SortAlgorithm for $t {
+            fn name(&self) -> String {
+                $name.into()
+            }
+            fn is_stable(&self) -> bool {
+                $stable
+            }
+            fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+                $keys(keys, order);
+                Ok(())
+            }
+            fn sort_pairs<K: SortKey, V: SortValue>(
+                &self,
+                keys: &mut [K],
+                values: &mut [V],
+                order: Order,
+            ) -> Result<(), String> {
+                $pairs(keys, values, order).map_err(|e| e.to_string())
+            }
+        }
+    };
 }
 
-impl SortAlgorithm for CpuUnstable {
-    fn name(&self) -> String {
-        "cpu-reference sort_unstable (parallel)".into()
-    }
-    fn is_stable(&self) -> bool {
-        false
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        sort::sort_unstable(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        sort::sort_pairs_unstable(keys, values, order).map_err(|e| e.to_string())
-    }
-}
-
-impl SortAlgorithm for CpuSeq {
-    fn name(&self) -> String {
-        "cpu-reference sort_seq (stable, sequential)".into()
-    }
-    fn is_stable(&self) -> bool {
-        true
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        sort::sort_seq(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        sort::sort_pairs_seq(keys, values, order).map_err(|e| e.to_string())
-    }
-}
+cpu_algorithm!(
+    CpuStable,
+    "cpu-reference sort (stable, parallel)",
+    stable = true,
+    sort::sort,
+    sort::sort_pairs
+);
+cpu_algorithm!(
+    CpuUnstable,
+    "cpu-reference sort_unstable (parallel)",
+    stable = false,
+    sort::sort_unstable,
+    sort::sort_pairs_unstable
+);
+cpu_algorithm!(
+    CpuSeq,
+    "cpu-reference sort_seq (stable, sequential)",
+    stable = true,
+    sort::sort_seq,
+    sort::sort_pairs_seq
+);

@@ -20,44 +20,38 @@ template <typename T> struct ShuffleWords {
     };
 };
 
-// The value of lane (lane - delta); lanes below `delta` get their own value back.
-template <typename T>
-__device__ __forceinline__ T shfl_up(T x, unsigned delta, unsigned mask = SORTLAB_FULL_WARP) {
+// Applies `shuffle` (one of the __shfl_*_sync intrinsics, wrapped) to every 32-bit word of `x`.
+template <typename T, typename Shuffle>
+__device__ __forceinline__ T shfl_words(T x, Shuffle shuffle) {
     typename ShuffleWords<T>::Words w;
     w.value = x;
 #pragma unroll
-    for (int i = 0; i < ShuffleWords<T>::kWords; ++i) w.word[i] = __shfl_up_sync(mask, w.word[i], delta);
+    for (int i = 0; i < ShuffleWords<T>::kWords; ++i) w.word[i] = shuffle(w.word[i]);
     return w.value;
+}
+
+// The value of lane (lane - delta); lanes below `delta` get their own value back.
+template <typename T>
+__device__ __forceinline__ T shfl_up(T x, unsigned delta, unsigned mask = SORTLAB_FULL_WARP) {
+    return shfl_words(x, [=](u32 v) { return __shfl_up_sync(mask, v, delta); });
 }
 
 // The value of lane (lane + delta); lanes past the end get their own value back.
 template <typename T>
 __device__ __forceinline__ T shfl_down(T x, unsigned delta, unsigned mask = SORTLAB_FULL_WARP) {
-    typename ShuffleWords<T>::Words w;
-    w.value = x;
-#pragma unroll
-    for (int i = 0; i < ShuffleWords<T>::kWords; ++i) w.word[i] = __shfl_down_sync(mask, w.word[i], delta);
-    return w.value;
+    return shfl_words(x, [=](u32 v) { return __shfl_down_sync(mask, v, delta); });
 }
 
 // The value of lane (lane ^ lane_mask).
 template <typename T>
 __device__ __forceinline__ T shfl_xor(T x, int lane_mask, unsigned mask = SORTLAB_FULL_WARP) {
-    typename ShuffleWords<T>::Words w;
-    w.value = x;
-#pragma unroll
-    for (int i = 0; i < ShuffleWords<T>::kWords; ++i) w.word[i] = __shfl_xor_sync(mask, w.word[i], lane_mask);
-    return w.value;
+    return shfl_words(x, [=](u32 v) { return __shfl_xor_sync(mask, v, lane_mask); });
 }
 
 // The value of lane `src`.
 template <typename T>
 __device__ __forceinline__ T shfl_idx(T x, int src, unsigned mask = SORTLAB_FULL_WARP) {
-    typename ShuffleWords<T>::Words w;
-    w.value = x;
-#pragma unroll
-    for (int i = 0; i < ShuffleWords<T>::kWords; ++i) w.word[i] = __shfl_sync(mask, w.word[i], src);
-    return w.value;
+    return shfl_words(x, [=](u32 v) { return __shfl_sync(mask, v, src); });
 }
 
 // Loads `*p` through L2 only (ld.global.cg), word by word: the way to read values that other
