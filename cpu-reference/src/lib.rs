@@ -28,9 +28,12 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod approx;
 pub mod check;
 mod error;
+pub mod radix;
 pub mod reduce;
+pub mod rough;
 pub mod scan;
 pub mod sort;
 
