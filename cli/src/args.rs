@@ -35,6 +35,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Run a benchmark suite and print a table (optionally JSON Lines).
     Bench(BenchArgs),
+    /// Re-run a source paper's experiment: tables (Markdown), figures (SVG), rows (JSON Lines).
+    Reproduce(ReproduceArgs),
 }
 
 /// Arguments of `sortlab gen`.
@@ -146,6 +148,26 @@ pub struct BenchArgs {
     /// Also write the rows as JSON Lines to this file (replaced once the run completes).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// Arguments of `sortlab reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The experiment (`sortlab list` shows them), e.g. `primitives`.
+    #[arg(value_name = "PAPER")]
+    pub paper: String,
+    /// Folder for `<PAPER>.md`, `<PAPER>-*.svg` and `<PAPER>.jsonl` (created if needed).
+    #[arg(short, long, value_name = "DIR", default_value = "reproduce")]
+    pub out: PathBuf,
+    /// Timed repetitions per point (after one warm-up run); the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: u32,
+    /// Largest input size as a power of two (the experiment's larger sizes are skipped).
+    #[arg(long, value_name = "LOG2", value_parser = clap::value_parser!(u32).range(0..=40))]
+    pub max_log2: Option<u32>,
+    /// Generator seed for the inputs (decimal or 0x-hex).
+    #[arg(long, default_value = "42", value_parser = parse_seed)]
+    pub seed: u64,
 }
 
 /// Parses a seed: decimal or `0x`-prefixed hexadecimal (as `SORTLAB_SEED`).

@@ -8,7 +8,9 @@
 //! - `sortlab sort`: sort a file with a registered algorithm ([`algo::ALGOS`]) on the CPU or
 //!   GPU engine ([`engine`]);
 //! - `sortlab check`: sorted / k-sorted / equal / permutation checks and the radius;
-//! - `sortlab bench`: benchmark suites with a table and JSON Lines output.
+//! - `sortlab bench`: benchmark suites with a table and JSON Lines output;
+//! - `sortlab reproduce`: a source paper's experiment as Markdown tables, SVG figures
+//!   ([`plot`]) and JSON Lines rows.
 //!
 //! Exit codes: [`EXIT_OK`] (0), [`EXIT_CHECK_FAILED`] (1, a check ran and failed),
 //! [`EXIT_ERROR`] (2, bad usage or input: `sortlab: error: ...` on stderr). Output files are
@@ -27,6 +29,7 @@ pub mod engine;
 mod error;
 pub mod io;
 mod key;
+pub mod plot;
 pub mod progress;
 
 use std::ffi::OsString;
@@ -74,6 +77,7 @@ pub fn execute(cli: &Cli) -> Result<Status, CliError> {
             cmd::check::Verdict::Fail(_) => Status::CheckFailed,
         }),
         Command::Bench(a) => cmd::bench::run(a).map(|()| Status::Ok),
+        Command::Reproduce(a) => cmd::reproduce::run(a).map(|()| Status::Ok),
     }
 }
 

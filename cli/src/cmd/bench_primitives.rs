@@ -125,7 +125,7 @@ fn print(r: &BenchRow, copy_gbps: Option<f64>) {
     ));
 }
 
-fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliError + '_ {
+pub(crate) fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliError + '_ {
     move |source| CliError::Gpu {
         what: what.to_string(),
         source,
@@ -133,7 +133,7 @@ fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliError + '_ {
 }
 
 /// Times `f` on the GPU: one warm-up call, then the median of `reps` event-timed calls.
-fn time_gpu(
+pub(crate) fn time_gpu(
     gpu: &Gpu,
     reps: u32,
     what: &str,

@@ -31,4 +31,8 @@ pub fn run() {
         .collect();
     say(&format!("patterns: {}", patterns.join(", ")));
     say(&format!("bench suites: {}", SUITES.join(", ")));
+    say("experiments (sortlab reproduce):");
+    for (name, what) in super::reproduce::PAPERS {
+        say(&format!("  {name:<12} {what}"));
+    }
 }

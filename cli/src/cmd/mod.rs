@@ -6,6 +6,7 @@ pub mod check;
 pub mod gen;
 pub mod info;
 pub mod list;
+pub mod reproduce;
 pub mod sort;
 
 use std::io::Write;
