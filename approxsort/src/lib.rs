@@ -1,11 +1,114 @@
 //! # sortlab-approxsort
 //!
 //! Interval-based approximate sort on the GPU (Xiao, Chen, Sun, "High Performance Approximate
-//! Sort Algorithm Using GPUs"): keys (and values) are scattered into a chosen number of
-//! intervals, ordered between intervals and unordered inside one, with the interval boundaries
-//! returned so that callers can refine them. Paper and fast variants, equal-width and sampled
-//! intervals, ascending and descending, will live here; the CPU twin is
-//! `sortlab_cpu_reference::approx`.
+//! Sort Algorithm Using GPUs"), made exact and fast, and its refinement into a full sort.
 //!
-//! Nothing has landed yet: see the approxsort issue.
+//! # Overview
+//! [`approx_sort`] moves every key into one of [`ApproxOptions::intervals`] intervals (the
+//! paper's default, 10,000): every key of interval `i` precedes-or-equals every key of interval
+//! `i + 1`, and inside an interval keys are in no particular order. Many applications need no
+//! more (coarse ordering for rendering, bucketing, top-k candidates, load balancing), and it
+//! costs a fraction of a full sort. The [`ApproxResult`] holds the interval boundaries on the
+//! device (`intervals + 1` offsets) and, on request, a quality report
+//! ([`ApproxResult::quality`]: non-empty intervals, largest interval, radius of the output).
+//! [`refine`] sorts inside every interval, which makes the output a full sort (a bucket sort).
+//!
+//! - [`ApproxVariant::Paper`] runs the paper's steps as published (a reduction for min and
+//!   max, a kernel writing every key's interval and offset to device arrays, a scan, a
+//!   scatter); [`ApproxVariant::Fast`] (the default) makes as few passes over memory as the
+//!   data allows (see [`ApproxVariant`]).
+//! - [`Intervals::EqualWidth`] (the default, the paper's) spaces boundaries evenly between the
+//!   smallest and largest key; [`Intervals::Sampled`] takes them from a sorted random sample,
+//!   so intervals hold about `n / intervals` keys whatever the distribution.
+//!
+//! The interval of a key is defined on its ordered bits, exactly as the CPU twin
+//! `sortlab_cpu_reference::approx` defines it: the two engines put every key into the same
+//! interval. What the paper leaves wrong is fixed there: the projection
+//! `(v - min) * (NUM_INTERVAL - 1) / (max - min)` overflows 32-bit arithmetic and divides by
+//! zero when all keys are equal; here it is `floor((b - lo) * scale / 2^W)` with `scale =
+//! floor(intervals * 2^W / (span + 1))` in exact integer arithmetic (every distinct key its own
+//! interval when there are fewer distinct bit patterns than intervals); floats, negative
+//! numbers, NaN and infinities go through the ordered bits of DESIGN.md §3; 64-bit keys use
+//! 64-bit arithmetic throughout, so no interval is lost to rounding.
+//!
+//! Entry points: [`approx_sort`] / [`approx_sort_pairs`] (in place: the two-pass scatter writes
+//! back into the buffers, a one-pass scatter's output replaces them), [`approx_sort_into`] /
+//! [`approx_sort_pairs_into`] (into caller buffers), [`approx_sort_with_scratch`] /
+//! [`approx_sort_pairs_with_scratch`] (caller scratch of [`scratch_bytes`] /
+//! [`scratch_bytes_pairs`]), host-slice conveniences [`approx_sort_host`],
+//! [`approx_sort_pairs_host`], [`refine_host`], [`refine_pairs_host`]. [`PHASES_ENV`] makes every
+//! call print its phases' kernel times (a diagnostic).
+//!
+//! # Key types
+//! `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, ascending or descending by IEEE total order
+//! (`-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`); values of 4 or 8 bytes travel with
+//! their keys. For floats, equal widths are equal in ordered-bit space (logarithmic in value):
+//! use [`Intervals::Sampled`] for floats spread over many binades.
+//!
+//! # Stability
+//! Not stable: the order inside an interval, and of equal keys' values after [`refine`],
+//! depends on the timing of atomics. The CPU twin is stable.
+//!
+//! # Performance
+//! [`ApproxVariant::Fast`] reads the keys once for min and max and once for the counts, then
+//! scatters them in tiles that are first grouped by destination in shared memory, so that the
+//! writes are runs of consecutive places: with up to [`ApproxPolicy::direct_max_intervals`]
+//! intervals in one pass (16 bytes moved per 4-byte key), with more in two (a coarse pass into
+//! about `sqrt(intervals)` bins, then the intervals: 24 bytes). A one-pass scatter of unsorted
+//! tiles into 10,000 places was measured at 10.8 ms for 2^28 keys on an H100 (3x a copy): the
+//! 4-byte writes, not the atomics, were the bound.
+//!
+//! NVIDIA H100 80GB HBM3, kernel time (CUDA events around the call, median of 10), uniform
+//! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, CUB 13's DeviceRadixSort in the
+//! same run, milliseconds:
+//!
+//! | n | approx keys | CUB SortKeys | approx pairs | CUB SortPairs | refine keys | approx + refine |
+//! |---|---|---|---|---|---|---|
+//! | 2^20 | 0.088 | 0.081 | 0.095 | 0.091 | 0.257 | 0.369 |
+//! | 2^24 | 0.390 | 0.474 | 0.478 | 0.604 | 0.333 | 0.791 |
+//! | 2^28 | 4.92 | 6.38 | 6.39 | 8.62 | 8.72 | 14.96 |
+//!
+//! At 2^28 keys: min-max 0.37 ms, counts 0.38, scans 0.04, coarse scatter 2.16, fine scatter
+//! 1.98 (a copy of the keys takes 0.72 ms: each staged pass runs at a third of the copy rate).
+//! 100 intervals (one pass): 2.91 ms keys, 3.72 pairs; 1000: 4.80; 40,000: 5.75; 90,000 (more
+//! than shared memory holds: global atomics) 13.8; [`Intervals::Sampled`] 17.6 (binary search
+//! over the splitters in every pass); [`ApproxVariant::Paper`] 26.4 keys, 47.6 pairs.
+//!
+//! # Example
+//! ```no_run
+//! use sortlab_approxsort::{approx_sort, refine, ApproxOptions, Intervals};
+//! use sortlab_primitives::{DeviceBuffer, Gpu, Order};
+//!
+//! let gpu = Gpu::new(0)?;
+//! let host: Vec<u32> = (0..1_000_000u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+//! let mut keys = DeviceBuffer::from_host(&gpu, &host)?;
+//! let opts = ApproxOptions { intervals: 10_000, boundaries: Intervals::Sampled, ..Default::default() };
+//! let r = approx_sort(&gpu, &mut keys, &opts)?;
+//! let q = r.quality(&keys)?;
+//! println!("{} non-empty intervals, largest {}, radius {}", q.non_empty, q.largest, q.radius);
+//! refine(&gpu, &mut keys, &r)?; // now fully sorted
+//! # Ok::<(), sortlab_primitives::Error>(())
+//! ```
 #![deny(missing_docs)]
+
+mod kernels;
+mod options;
+mod policy;
+mod quality;
+mod refine;
+mod result;
+mod sample;
+mod sort;
+
+pub use kernels::{module_defines, SOURCE};
+pub use options::{ApproxOptions, ApproxVariant, Intervals, DEFAULT_INTERVALS, MAX_INTERVALS};
+pub use policy::ApproxPolicy;
+pub use refine::{refine, refine_host, refine_pairs, refine_pairs_host, RefineStats};
+pub use result::{ApproxPath, ApproxQuality, ApproxResult};
+pub use sample::{sample_len, MAX_SAMPLE, SAMPLE_PER_INTERVAL, SAMPLE_SEED, SAMPLE_STEP};
+pub use sort::{
+    approx_sort, approx_sort_host, approx_sort_into, approx_sort_into_with_policy,
+    approx_sort_pairs, approx_sort_pairs_host, approx_sort_pairs_into,
+    approx_sort_pairs_into_with_policy, approx_sort_pairs_with_scratch, approx_sort_with_scratch,
+    scratch_bytes, scratch_bytes_pairs, PHASES_ENV,
+};

@@ -10,6 +10,7 @@ use sortlab_primitives::{DeviceBuffer, Gpu, Order};
 
 use crate::backend::sort;
 use crate::error::CliError;
+use crate::gpu_algos;
 
 /// A CPU sort of keys of type `K`, in place.
 pub type CpuSortFn<K> = fn(&mut [K], Order);
@@ -126,6 +127,49 @@ pub static ALGOS: &[Algo] = &[
         stable: false,
         cpu: cpu_sort!(sort::sort_unstable_seq),
         gpu: None,
+    },
+    Algo {
+        name: "radix",
+        description:
+            "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon LSD radix sort",
+        stable: true,
+        cpu: cpu_sort!(gpu_algos::radix_cpu),
+        gpu: Some(gpu_sort!(gpu_algos::radix_fast)),
+    },
+    Algo {
+        name: "radix-satish",
+        description: "GPU 4-bit blocked radix sort (Satish, Harris, Garland)",
+        stable: true,
+        cpu: cpu_sort!(gpu_algos::radix_cpu),
+        gpu: Some(gpu_sort!(gpu_algos::radix_satish)),
+    },
+    Algo {
+        name: "radix-onebit",
+        description: "GPU 1-bit split radix sort (CUDPP style)",
+        stable: true,
+        cpu: cpu_sort!(gpu_algos::radix_cpu),
+        gpu: Some(gpu_sort!(gpu_algos::radix_onebit)),
+    },
+    Algo {
+        name: "roughsort",
+        description: "radius, then k-sorted sort in O(n log k) (GPU windows; CPU Altman-Chlebus)",
+        stable: false,
+        cpu: cpu_sort!(gpu_algos::rough_cpu),
+        gpu: Some(gpu_sort!(gpu_algos::rough_gpu)),
+    },
+    Algo {
+        name: "roughsort-seq",
+        description: "CPU sequential roughsort (halving algorithm)",
+        stable: false,
+        cpu: cpu_sort!(gpu_algos::rough_seq_cpu),
+        gpu: None,
+    },
+    Algo {
+        name: "approx-refine",
+        description: "interval approximate sort then refine inside intervals (a bucket sort)",
+        stable: false,
+        cpu: cpu_sort!(gpu_algos::approx_refine_cpu),
+        gpu: Some(gpu_sort!(gpu_algos::approx_refine_gpu)),
     },
 ];
 

@@ -115,7 +115,7 @@ pub struct CheckArgs {
 /// Arguments of `sortlab bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The suite to run (known: sort, primitives).
+    /// The suite to run (known: sort, primitives, radix, approxsort, roughsort).
     #[arg(value_name = "SUITE")]
     pub suite: String,
     /// Key types, comma separated.

@@ -27,6 +27,7 @@ mod backend;
 pub mod cmd;
 pub mod engine;
 mod error;
+pub mod gpu_algos;
 pub mod io;
 mod key;
 pub mod plot;

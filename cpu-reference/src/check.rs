@@ -256,7 +256,8 @@ pub fn check_pairs_equal<K: SortKey, V: SortValue>(
 /// nondecreasing, `D[i] = max{ i - j : RL[i] < LR[j] } ∪ {0}` and the radius is `max D[i]`.
 /// Because `RL` is nondecreasing, the smallest `j` with `LR[j] > RL[i]` never moves left as `i`
 /// grows, so one pointer `j` walks with `i`, computing `LR[j]` on the fly: O(n) time on one
-/// thread, with `n` words of memory for `RL`.
+/// thread, with `n` words of memory for `RL` (this is
+/// [`crate::rough::radius_memory_saving`]; [`crate::rough`] has the other forms).
 ///
 /// # Example
 /// ```
@@ -269,49 +270,14 @@ pub fn check_pairs_equal<K: SortKey, V: SortValue>(
 /// assert_eq!(radius(&[4u32, 3, 2, 1], Order::Descending), 0);
 /// ```
 pub fn radius<K: SortKey>(keys: &[K], order: Order) -> usize {
-    let n = keys.len();
-    if n < 2 {
-        return 0;
-    }
-    // Suffix minima of the ranks.
-    let mut rl: Vec<K::Bits> = keys.iter().map(|&k| rank(k, order)).collect();
-    for i in (0..n - 1).rev() {
-        if rl[i + 1] < rl[i] {
-            rl[i] = rl[i + 1];
-        }
-    }
-    let mut best = 0;
-    let mut j = 0;
-    let mut lr_j = rank(keys[0], order); // LR[j]
-    for (i, &rl_i) in rl.iter().enumerate() {
-        // Advance to the smallest j <= i with LR[j] > RL[i] (j = i when none is below i).
-        while j < i && lr_j <= rl_i {
-            j += 1;
-            let r = rank(keys[j], order);
-            if r > lr_j {
-                lr_j = r;
-            }
-        }
-        if lr_j > rl_i {
-            best = best.max(i - j);
-        }
-    }
-    best
+    crate::rough::radius_memory_saving(keys, order)
 }
 
 /// The radius by definition, in O(n²) time: the largest `j - i` with `i < j` and `a[i]` after
 /// `a[j]` in `order`, or 0. For testing [`radius`] only.
 #[doc(hidden)]
 pub fn radius_naive<K: SortKey>(keys: &[K], order: Order) -> usize {
-    let mut best = 0;
-    for i in 0..keys.len() {
-        for j in i + 1..keys.len() {
-            if rank(keys[i], order) > rank(keys[j], order) {
-                best = best.max(j - i);
-            }
-        }
-    }
-    best
+    crate::rough::radius_naive(keys, order)
 }
 
 /// Whether `keys` is `k`-sorted in `order`: `a[i]` precedes-or-equals `a[j]` for all

@@ -6,6 +6,12 @@
 //! blocked, and a fast Onesweep-class sort), Satish merge sort, Sintorn hybrid bucket/vector
 //! merge sort, GPU sample sort and GPU quicksort (Cederman-Tsigas).
 //!
-//! No algorithm has landed yet: the radix family is the next issue. Every sort will have a CPU
-//! twin in `sortlab-cpu-reference` and a property suite in `sortlab-verify`.
+//! - [`radix`]: [`radix::RadixVariant::OneBit`], [`radix::RadixVariant::Satish`] and
+//!   [`radix::RadixVariant::Fast`] (the default), keys and key-value pairs, every key type,
+//!   both orders, stable.
+//!
+//! Every sort has a CPU twin in `sortlab-cpu-reference` and a property suite in
+//! `sortlab-verify`.
 #![deny(missing_docs)]
+
+pub mod radix;

@@ -65,6 +65,9 @@ pub enum Error {
     /// The operation is not supported for these arguments or on this device.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// An internal invariant of sortlab did not hold: a bug, never a consequence of the input.
+    #[error("internal error (a sortlab bug, please report it): {0}")]
+    Internal(String),
 }
 
 /// Result with the runtime's [`Error`].

@@ -15,6 +15,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/thread/key_bits.cuh"),
     ),
     (
+        "sortlab/thread/type_traits.cuh",
+        include_str!("../kernels/thread/type_traits.cuh"),
+    ),
+    (
         "sortlab/warp/operators.cuh",
         include_str!("../kernels/warp/operators.cuh"),
     ),
@@ -37,5 +41,29 @@ pub const HEADERS: &[(&str, &str)] = &[
     (
         "sortlab/block/block_scan.cuh",
         include_str!("../kernels/block/block_scan.cuh"),
+    ),
+    (
+        "sortlab/block/block_load_store.cuh",
+        include_str!("../kernels/block/block_load_store.cuh"),
+    ),
+    (
+        "sortlab/block/block_radix_rank.cuh",
+        include_str!("../kernels/block/block_radix_rank.cuh"),
+    ),
+    (
+        "sortlab/block/block_radix_sort.cuh",
+        include_str!("../kernels/block/block_radix_sort.cuh"),
+    ),
+    (
+        "sortlab/block/block_histogram.cuh",
+        include_str!("../kernels/block/block_histogram.cuh"),
+    ),
+    (
+        "sortlab/block/block_bitonic.cuh",
+        include_str!("../kernels/block/block_bitonic.cuh"),
+    ),
+    (
+        "sortlab/block/block_merge_sort.cuh",
+        include_str!("../kernels/block/block_merge_sort.cuh"),
     ),
 ];

@@ -9,12 +9,16 @@
 //! - the device key map ([`key_map`]);
 //! - reductions ([`reduce`]: sum, min, max, min-max) and scans ([`mod@scan`]: inclusive and
 //!   exclusive sum, max and min, forward and in reverse), each in its classic variants and a
-//!   fast default.
+//!   fast default;
+//! - block-level building blocks for the sort crates ([`block`]: tile load/store, radix rank and
+//!   sort, bitonic and merge sorts, digit histograms as device headers, and tile sorts over
+//!   device buffers).
 //!
 //! A machine without a CUDA driver or device gets [`Error::NoDevice`] from [`Gpu::new`], never
 //! a panic; the CPU engine (`sortlab-cpu-reference`) is then the one to use.
 #![deny(missing_docs)]
 
+pub mod block;
 mod error;
 pub mod kernels;
 mod key;
@@ -23,6 +27,7 @@ pub mod reduce;
 pub mod runtime;
 pub mod scan;
 
+pub use block::BlockSortAlgo;
 pub use error::{Error, Result};
 pub use key::{DeviceCopy, KeyBits, KeyType, Order, ParseNameError, SortKey, SortValue};
 pub use reduce::{

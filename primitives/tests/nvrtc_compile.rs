@@ -32,7 +32,7 @@ fn find_cu(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             if name.starts_with('.')
                 || name == "target"
-                || name == "gpu-bundle"
+                || name.starts_with("gpu-bundle")
                 || p.ends_with("bench/anchors")
             {
                 continue;

@@ -20,7 +20,7 @@ use crate::key::{parse_key_type, CliKey};
 use crate::with_key_type;
 
 /// The benchmark suites `sortlab bench` knows.
-pub const SUITES: &[&str] = &["sort", "primitives"];
+pub const SUITES: &[&str] = &["sort", "primitives", "radix", "approxsort", "roughsort"];
 
 /// One benchmark result, as written to the JSON Lines file (field order is the schema's).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -61,6 +61,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     match args.suite.as_str() {
         "sort" => bench_sort(args),
         "primitives" => super::bench_primitives::run(args),
+        "radix" => super::bench_algos::run(super::bench_algos::Suite::Radix, args),
+        "approxsort" => super::bench_algos::run(super::bench_algos::Suite::Approx, args),
+        "roughsort" => super::bench_algos::run(super::bench_algos::Suite::Rough, args),
         other => Err(CliError::UnknownSuite {
             given: other.to_string(),
             known: SUITES.join(", "),

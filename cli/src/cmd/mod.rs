@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_algos;
 pub mod bench_primitives;
 pub mod check;
 pub mod gen;

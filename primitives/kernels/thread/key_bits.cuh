@@ -58,4 +58,10 @@ __device__ __forceinline__ typename KeyBits<K>::Bits ordered_bits(K k, bool desc
     return descending ? (typename KeyBits<K>::Bits)~b : b;
 }
 
+// The inverse of ordered_bits: the key whose bits in sort order `descending` are `b`.
+template <typename K>
+__device__ __forceinline__ K key_from_ordered_bits(typename KeyBits<K>::Bits b, bool descending) {
+    return KeyBits<K>::from_bits(descending ? (typename KeyBits<K>::Bits)~b : b);
+}
+
 }  // namespace sortlab

@@ -23,6 +23,15 @@
 //! order; each is within the classic bound `|computed - exact| <= (n - 1) * eps * sum(|x|)`,
 //! and is deterministic for a given variant and device.
 //!
+//! # Scratch memory
+//! A reduction needs a little temporary device memory (partials, tile status words): about one
+//! word per tile of a few thousand keys. The plain functions take it from the device's
+//! stream-ordered memory pool; [`reduce_sum_with_scratch`], [`reduce_min_with_scratch`], [`reduce_max_with_scratch`] and
+//! [`reduce_min_max_with_scratch`] take it from the caller,
+//! who sizes it with [`scratch_bytes`] and may reuse it across calls (its contents need not be
+//! initialised). A buffer that is too small is [`Error::InvalidArgument`], naming the size
+//! needed, and nothing runs.
+//!
 //! # Performance
 //! NVIDIA H200, 2^28 `u32` keys (1 GiB), sum, kernel only (CUDA events around 20 back-to-back
 //! launches): [`ReduceVariant::Fast`] 0.240 ms, 4.47 TB/s read (a device-to-device copy moved
@@ -90,16 +99,47 @@ fn defines_for<K: SortKey>(
 /// Sum of the keys (`0` when there are none).
 ///
 /// `u32` and `i32` keys sum into 64 bits, `u64` and `i64` wrap, floats sum in their own type
-/// (see the [module docs](self) for rounding).
+/// (see the [module docs](self) for rounding). Allocates its temporary memory
+/// ([`scratch_bytes`]) from the device's pool; [`reduce_sum_with_scratch`] takes it from the
+/// caller.
 pub fn reduce_sum<K: ReduceKey>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     variant: ReduceVariant,
 ) -> Result<K::Sum> {
+    sum_impl(gpu, keys, variant, None)
+}
+
+/// [`reduce_sum`] with caller-supplied temporary memory: `scratch` must hold at least
+/// [`scratch_bytes`]`::<K>(gpu, keys.len(), ReduceOp::Sum, variant)` bytes (any contents; the
+/// call may overwrite all of them), else [`Error::InvalidArgument`] naming the size needed.
+pub fn reduce_sum_with_scratch<K: ReduceKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<K::Sum> {
+    sum_impl(gpu, keys, variant, Some(scratch))
+}
+
+fn sum_impl<K: ReduceKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<K::Sum> {
     if keys.is_empty() {
         return Ok(K::SUM_ZERO);
     }
-    let v = run::<K, K::Sum>(gpu, keys, Some(K::SUM_CUDA_TYPE), ReduceOp::Sum, variant, 1)?;
+    let v = run::<K, K::Sum>(
+        gpu,
+        keys,
+        Some(K::SUM_CUDA_TYPE),
+        ReduceOp::Sum,
+        variant,
+        1,
+        scratch,
+    )?;
     first(&v)
 }
 
@@ -109,11 +149,19 @@ pub fn reduce_min<K: SortKey>(
     keys: &DeviceBuffer<K>,
     variant: ReduceVariant,
 ) -> Result<Option<K>> {
-    if keys.is_empty() {
-        return Ok(None);
-    }
-    let v = run::<K, K::Bits>(gpu, keys, None, ReduceOp::Min, variant, 1)?;
-    Ok(Some(K::from_ordered_bits(first(&v)?)))
+    extreme_impl(gpu, keys, ReduceOp::Min, variant, None)
+}
+
+/// [`reduce_min`] with caller-supplied temporary memory of at least
+/// [`scratch_bytes`]`::<K>(gpu, keys.len(), ReduceOp::Min, variant)` bytes (see
+/// [`reduce_sum_with_scratch`]).
+pub fn reduce_min_with_scratch<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<Option<K>> {
+    extreme_impl(gpu, keys, ReduceOp::Min, variant, Some(scratch))
 }
 
 /// Largest key by total order (`+NaN` above `+inf`), `None` when empty.
@@ -122,10 +170,32 @@ pub fn reduce_max<K: SortKey>(
     keys: &DeviceBuffer<K>,
     variant: ReduceVariant,
 ) -> Result<Option<K>> {
+    extreme_impl(gpu, keys, ReduceOp::Max, variant, None)
+}
+
+/// [`reduce_max`] with caller-supplied temporary memory of at least
+/// [`scratch_bytes`]`::<K>(gpu, keys.len(), ReduceOp::Max, variant)` bytes (see
+/// [`reduce_sum_with_scratch`]).
+pub fn reduce_max_with_scratch<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<Option<K>> {
+    extreme_impl(gpu, keys, ReduceOp::Max, variant, Some(scratch))
+}
+
+fn extreme_impl<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    op: ReduceOp,
+    variant: ReduceVariant,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<Option<K>> {
     if keys.is_empty() {
         return Ok(None);
     }
-    let v = run::<K, K::Bits>(gpu, keys, None, ReduceOp::Max, variant, 1)?;
+    let v = run::<K, K::Bits>(gpu, keys, None, op, variant, 1, scratch)?;
     Ok(Some(K::from_ordered_bits(first(&v)?)))
 }
 
@@ -135,14 +205,57 @@ pub fn reduce_min_max<K: SortKey>(
     keys: &DeviceBuffer<K>,
     variant: ReduceVariant,
 ) -> Result<Option<(K, K)>> {
+    min_max_impl(gpu, keys, variant, None)
+}
+
+/// [`reduce_min_max`] with caller-supplied temporary memory of at least
+/// [`scratch_bytes`]`::<K>(gpu, keys.len(), ReduceOp::MinMax, variant)` bytes (see
+/// [`reduce_sum_with_scratch`]).
+pub fn reduce_min_max_with_scratch<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<Option<(K, K)>> {
+    min_max_impl(gpu, keys, variant, Some(scratch))
+}
+
+fn min_max_impl<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<Option<(K, K)>> {
     if keys.is_empty() {
         return Ok(None);
     }
-    let v = run::<K, K::Bits>(gpu, keys, None, ReduceOp::MinMax, variant, 2)?;
+    let v = run::<K, K::Bits>(gpu, keys, None, ReduceOp::MinMax, variant, 2, scratch)?;
     match v[..] {
         [lo, hi] => Ok(Some((K::from_ordered_bits(lo), K::from_ordered_bits(hi)))),
         _ => Err(internal("min-max result is not two words")),
     }
+}
+
+/// Bytes of temporary device memory a reduction `op` of `n` keys `K` with `variant` needs on
+/// `gpu`: what the `..._with_scratch` functions require of their scratch buffer (0 for no
+/// keys). The allocating functions take the same amount from the device's memory pool.
+pub fn scratch_bytes<K: ReduceKey>(
+    gpu: &Gpu,
+    n: usize,
+    op: ReduceOp,
+    variant: ReduceVariant,
+) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let acc_bytes = match op {
+        ReduceOp::Sum => std::mem::size_of::<K::Sum>(),
+        ReduceOp::Min | ReduceOp::Max => K::SIZE,
+        ReduceOp::MinMax => 2 * K::SIZE,
+    };
+    Plan::new(gpu, n, variant, K::SIZE, acc_bytes)
+        .layout
+        .bytes()
 }
 
 fn first<T: Copy>(v: &[T]) -> Result<T> {
@@ -152,9 +265,131 @@ fn first<T: Copy>(v: &[T]) -> Result<T> {
 }
 
 fn internal(what: &str) -> Error {
-    Error::Driver {
-        op: "reduce",
-        message: what.to_string(),
+    Error::Internal(format!("reduce: {what}"))
+}
+
+/// Alignment of every region carved out of a scratch buffer: 256 bytes, the driver's own
+/// allocation alignment, so a region is as aligned as a fresh allocation (16-byte vector loads
+/// included).
+const SCRATCH_ALIGN: usize = 256;
+
+/// Regions laid out back to back in one scratch buffer, each aligned to [`SCRATCH_ALIGN`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ScratchLayout {
+    bytes: usize,
+}
+
+impl ScratchLayout {
+    /// Reserves `bytes` bytes; returns their offset.
+    pub(crate) fn take_bytes(&mut self, bytes: usize) -> usize {
+        let offset = self.bytes.next_multiple_of(SCRATCH_ALIGN);
+        self.bytes = offset + bytes;
+        offset
+    }
+    /// Reserves `len` elements of `T`; returns their byte offset.
+    pub(crate) fn take<T>(&mut self, len: usize) -> usize {
+        self.take_bytes(len * std::mem::size_of::<T>())
+    }
+    /// Bytes of scratch the layout needs.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+/// The scratch buffer of one call: the caller's, checked against `needed` bytes, or a fresh
+/// one from the device's pool.
+pub(crate) enum Scratch<'a> {
+    Borrowed(&'a mut DeviceBuffer<u8>),
+    Owned(DeviceBuffer<u8>),
+}
+
+impl<'a> Scratch<'a> {
+    pub(crate) fn get(
+        gpu: &Gpu,
+        given: Option<&'a mut DeviceBuffer<u8>>,
+        needed: usize,
+        what: &str,
+    ) -> Result<Self> {
+        match given {
+            Some(s) if s.len() < needed => Err(Error::InvalidArgument(format!(
+                "{what} needs a scratch buffer of {needed} bytes; the one given has {}",
+                s.len()
+            ))),
+            Some(s) => Ok(Scratch::Borrowed(s)),
+            None => Ok(Scratch::Owned(DeviceBuffer::alloc(gpu, needed)?)),
+        }
+    }
+    pub(crate) fn buffer(&mut self) -> &mut DeviceBuffer<u8> {
+        match self {
+            Scratch::Borrowed(b) => b,
+            Scratch::Owned(b) => b,
+        }
+    }
+    /// The region at byte `offset`, typed as `T`.
+    pub(crate) fn at<T>(&self, offset: usize) -> DevicePtr<T> {
+        let base = match self {
+            Scratch::Borrowed(b) => b.ptr(),
+            Scratch::Owned(b) => b.ptr(),
+        };
+        base.offset(offset).cast()
+    }
+}
+
+/// Where one reduction keeps its temporaries.
+struct Plan {
+    layout: ScratchLayout,
+    /// The accumulator the host downloads.
+    result: usize,
+    /// Fast: the last-block counter (zeroed per call), and the grid's partials.
+    counter: usize,
+    partials: usize,
+    grid: usize,
+    /// Classic: the level 1 and level 2 partials (ping-pong), and keys per tile.
+    level_a: usize,
+    level_b: usize,
+    per_tile: usize,
+}
+
+impl Plan {
+    fn new(gpu: &Gpu, n: usize, variant: ReduceVariant, key_size: usize, acc_bytes: usize) -> Self {
+        let policy = ReducePolicy::for_device(gpu, variant, key_size);
+        let mut layout = ScratchLayout::default();
+        let result = layout.take_bytes(acc_bytes);
+        let mut plan = Plan {
+            layout,
+            result,
+            counter: 0,
+            partials: 0,
+            grid: 0,
+            level_a: 0,
+            level_b: 0,
+            per_tile: 0,
+        };
+        if variant == ReduceVariant::Fast {
+            let vec = 16 / key_size;
+            let per_block = policy.block_threads as usize * policy.unroll as usize * vec;
+            let resident = gpu.info().multiprocessors as usize * policy.blocks_per_sm as usize;
+            let max_grid = gpu.info().max_grid_x as usize;
+            plan.grid = n.div_ceil(per_block).min(resident).min(max_grid).max(1);
+            plan.counter = plan.layout.take::<u32>(1);
+            plan.partials = plan.layout.take_bytes(plan.grid * acc_bytes);
+        } else {
+            plan.per_tile = match variant {
+                ReduceVariant::FirstAddDuringLoad | ReduceVariant::UnrolledLastWarp => {
+                    2 * policy.block_threads as usize
+                }
+                _ => policy.block_threads as usize,
+            };
+            let level1 = n.div_ceil(plan.per_tile);
+            let level2 = level1.div_ceil(plan.per_tile);
+            plan.level_a = plan
+                .layout
+                .take_bytes(if level1 > 1 { level1 * acc_bytes } else { 0 });
+            plan.level_b = plan
+                .layout
+                .take_bytes(if level2 > 1 { level2 * acc_bytes } else { 0 });
+        }
+        plan
     }
 }
 
@@ -167,96 +402,100 @@ fn run<K: SortKey, A: DeviceCopy>(
     op: ReduceOp,
     variant: ReduceVariant,
     acc_len: usize,
+    scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<Vec<A>> {
     debug_assert_eq!(std::mem::size_of::<A>() % 4, 0);
+    let n = keys.len();
+    let acc_bytes = acc_len * std::mem::size_of::<A>();
+    let plan = Plan::new(gpu, n, variant, K::SIZE, acc_bytes);
+    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
     let policy = ReducePolicy::for_device(gpu, variant, K::SIZE);
     let defines = defines_for::<K>(sum_cuda_type, op, variant, &policy);
     let module = gpu.module(&SOURCE, &defines)?;
-    let result = DeviceBuffer::<A>::alloc(gpu, acc_len)?;
-    let n = keys.len();
+    let result: DevicePtr<A> = scratch.at(plan.result);
     let max_grid = gpu.info().max_grid_x as usize;
     if variant == ReduceVariant::Fast {
-        let vec = 16 / K::SIZE;
-        let per_block = policy.block_threads as usize * policy.unroll as usize * vec;
-        let resident = gpu.info().multiprocessors as usize * policy.blocks_per_sm as usize;
-        let grid = n.div_ceil(per_block).min(resident).min(max_grid).max(1);
-        let partials = DeviceBuffer::<A>::alloc(gpu, grid * acc_len)?;
-        let counter = DeviceBuffer::<u32>::zeroed(gpu, 1)?;
+        scratch
+            .buffer()
+            .fill_bytes_range(plan.counter..plan.counter + 4, 0)?;
         let kernel = module.kernel("reduce_fast")?;
         let mut args = KernelArgs::new();
         args.ptr(keys.ptr())
             .push(n as u64)
-            .ptr(partials.ptr())
-            .ptr(counter.ptr())
-            .ptr(result.ptr());
+            .ptr(scratch.at::<A>(plan.partials))
+            .ptr(scratch.at::<u32>(plan.counter))
+            .ptr(result);
         // SAFETY: arguments match `reduce_fast(const KEY_T*, u64, Acc*, u32*, Acc*)`, Acc being
-        // `acc_len` words of A; the kernel reads keys[0..n), writes partials[0..grid) (grid
-        // accumulators allocated), the zeroed counter and result[0]; it runs with
-        // policy.block_threads threads as compiled.
+        // `acc_len` words of A; the kernel reads keys[0..n), writes the scratch's partials
+        // (room for plan.grid accumulators), its counter (zeroed just before, on the stream)
+        // and its result; it runs with policy.block_threads threads as compiled.
         unsafe {
             kernel.launch(
-                LaunchConfig::linear(grid as u32, policy.block_threads),
+                LaunchConfig::linear(plan.grid as u32, policy.block_threads),
                 &args,
             )?
         };
-        return result.to_host();
-    }
-
-    let per_tile = match variant {
-        ReduceVariant::FirstAddDuringLoad | ReduceVariant::UnrolledLastWarp => {
-            2 * policy.block_threads as usize
-        }
-        _ => policy.block_threads as usize,
-    };
-    let name = match variant {
-        ReduceVariant::Interleaved => "interleaved",
-        ReduceVariant::Sequential => "sequential",
-        ReduceVariant::FirstAddDuringLoad => "first_add",
-        _ => "unrolled",
-    };
-    let keys_kernel = module.kernel(&format!("reduce_{name}_keys"))?;
-    let partials_kernel = module.kernel(&format!("reduce_{name}_partials"))?;
-    // Ping-pong buffers: level 1 partials in `a`, level 2 in `b`, level 3 in `a` again ...
-    let level1 = n.div_ceil(per_tile);
-    let level2 = level1.div_ceil(per_tile);
-    let a = DeviceBuffer::<A>::alloc(gpu, if level1 > 1 { level1 * acc_len } else { 0 })?;
-    let b = DeviceBuffer::<A>::alloc(gpu, if level2 > 1 { level2 * acc_len } else { 0 })?;
-    let mut m = n;
-    let mut input: Option<DevicePtr<A>> = None; // None: the keys
-    let mut into_a = true;
-    loop {
-        let tiles = m.div_ceil(per_tile);
-        let out = if tiles == 1 {
-            result.ptr()
-        } else if into_a {
-            a.ptr()
-        } else {
-            b.ptr()
+    } else {
+        let name = match variant {
+            ReduceVariant::Interleaved => "interleaved",
+            ReduceVariant::Sequential => "sequential",
+            ReduceVariant::FirstAddDuringLoad => "first_add",
+            _ => "unrolled",
         };
-        let grid = tiles.min(max_grid) as u32;
-        let mut args = KernelArgs::new();
-        let kernel: &Kernel = match input {
-            None => {
-                args.ptr(keys.ptr());
-                &keys_kernel
+        let keys_kernel = module.kernel(&format!("reduce_{name}_keys"))?;
+        let partials_kernel = module.kernel(&format!("reduce_{name}_partials"))?;
+        // Ping-pong regions: level 1 partials in `a`, level 2 in `b`, level 3 in `a` again ...
+        let a: DevicePtr<A> = scratch.at(plan.level_a);
+        let b: DevicePtr<A> = scratch.at(plan.level_b);
+        let mut m = n;
+        let mut input: Option<DevicePtr<A>> = None; // None: the keys
+        let mut into_a = true;
+        loop {
+            let tiles = m.div_ceil(plan.per_tile);
+            let out = if tiles == 1 {
+                result
+            } else if into_a {
+                a
+            } else {
+                b
+            };
+            let grid = tiles.min(max_grid) as u32;
+            let mut args = KernelArgs::new();
+            let kernel: &Kernel = match input {
+                None => {
+                    args.ptr(keys.ptr());
+                    &keys_kernel
+                }
+                Some(p) => {
+                    args.ptr(p);
+                    &partials_kernel
+                }
+            };
+            args.ptr(out).push(m as u64);
+            // SAFETY: arguments match `reduce_<variant>_{keys,partials}(const In*, Acc*, u64)`;
+            // the input holds m elements (the keys, or the previous level's m partials), `out`
+            // has room for `tiles` accumulators (level1 >= every odd level, level2 >= every
+            // even level, 1 for the result: disjoint scratch regions) and is not the input;
+            // block size as compiled.
+            unsafe { kernel.launch(LaunchConfig::linear(grid, policy.block_threads), &args)? };
+            if tiles == 1 {
+                break;
             }
-            Some(p) => {
-                args.ptr(p);
-                &partials_kernel
-            }
-        };
-        args.ptr(out).push(m as u64);
-        // SAFETY: arguments match `reduce_<variant>_{keys,partials}(const In*, Acc*, u64)`; the
-        // input holds m elements (the keys, or the previous level's m partials), `out` has room
-        // for `tiles` accumulators (level1 >= every odd level, level2 >= every even level, 1 for
-        // the result) and is not the input; block size as compiled.
-        unsafe { kernel.launch(LaunchConfig::linear(grid, policy.block_threads), &args)? };
-        if tiles == 1 {
-            break;
+            input = Some(out);
+            m = tiles;
+            into_a = !into_a;
         }
-        input = Some(out);
-        m = tiles;
-        into_a = !into_a;
     }
-    result.to_host()
+    let mut bytes = vec![0u8; acc_bytes];
+    scratch
+        .buffer()
+        .copy_range_to_host(plan.result..plan.result + acc_bytes, &mut bytes)?;
+    Ok(bytes
+        .chunks_exact(std::mem::size_of::<A>())
+        .map(|w| {
+            // SAFETY: `w` holds size_of::<A>() bytes, and `A: DeviceCopy` has no invalid bit
+            // patterns; the read is unaligned-safe.
+            unsafe { std::ptr::read_unaligned(w.as_ptr().cast::<A>()) }
+        })
+        .collect())
 }

@@ -43,6 +43,13 @@ impl<T> DevicePtr<T> {
             _t: PhantomData,
         }
     }
+    /// The same address, typed as `U` (carving typed regions out of a byte scratch buffer).
+    pub fn cast<U>(self) -> DevicePtr<U> {
+        DevicePtr {
+            addr: self.addr,
+            _t: PhantomData,
+        }
+    }
 }
 
 /// An owned, typed allocation of device memory, freed on drop.
@@ -251,6 +258,48 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         // SAFETY: the range is this allocation; ordered on the stream.
         unsafe { cu::memset_d8_async(self.addr, byte, self.bytes(), self.gpu.cu_stream()) }
             .map_err(|e| Error::driver("cuMemsetD8Async", e))
+    }
+
+    /// Sets every byte of the elements in `range` to `byte` (asynchronous, on the stream).
+    pub fn fill_bytes_range(&mut self, range: impl RangeBounds<usize>, byte: u8) -> Result<()> {
+        let (s, e) = resolve(range, self.len)?;
+        if s == e {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        let size = std::mem::size_of::<T>();
+        // SAFETY: elements s..e lie inside this allocation (checked); ordered on the stream.
+        unsafe {
+            cu::memset_d8_async(
+                self.addr + (s * size) as u64,
+                byte,
+                (e - s) * size,
+                self.gpu.cu_stream(),
+            )
+        }
+        .map_err(|e| Error::driver("cuMemsetD8Async", e))
+    }
+
+    /// Copies the elements in `range` into `host` (`host.len()` must equal the range's length).
+    pub fn copy_range_to_host(&self, range: impl RangeBounds<usize>, host: &mut [T]) -> Result<()> {
+        let (s, e) = resolve(range, self.len)?;
+        if host.len() != e - s {
+            return Err(Error::InvalidArgument(format!(
+                "download of {} elements into {}",
+                e - s,
+                host.len()
+            )));
+        }
+        if s == e {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
+        // SAFETY: elements s..e lie inside this allocation and `host` has room for exactly
+        // e - s of them; synchronised before return.
+        unsafe { cu::memcpy_dtoh_async(host, src, self.gpu.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))?;
+        self.gpu.synchronize()
     }
 
     /// Allocates a copy of this buffer on the device.

@@ -26,6 +26,14 @@
 //! is never modified. Float sums round in a variant-specific tree order; element `i` is within
 //! `i * eps * sum(|x_0..x_i|)` of the exact prefix sum.
 //!
+//! # Scratch memory
+//! A scan needs a little temporary device memory (partials, tile status words): about one
+//! word per tile of a few thousand keys. The plain functions take it from the device's
+//! stream-ordered memory pool; [`scan_with_scratch`] and [`scan_in_place_with_scratch`] take it from the caller,
+//! who sizes it with [`scratch_bytes`] and may reuse it across calls (its contents need not be
+//! initialised). A buffer that is too small is [`Error::InvalidArgument`], naming the size
+//! needed, and nothing runs.
+//!
 //! # Performance
 //! NVIDIA H200, exclusive sum of 1 GiB of keys, kernel only: [`ScanVariant::Fast`] 0.77 ms for
 //! `u32` (2.78 TB/s read + written), 0.92 ms for `u64` (2.35 TB/s); a device-to-device copy
@@ -61,6 +69,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::key::SortKey;
+use crate::reduce::{Scratch, ScratchLayout};
 use crate::runtime::{
     Defines, DeviceBuffer, DevicePtr, Gpu, KernelArgs, KernelSource, LaunchConfig, Module, Policy,
 };
@@ -88,6 +97,9 @@ const ADD_PREFIX_BLOCKS_PER_SM: usize = 8;
 
 /// Scans `input` into `output` (same length) with `op`, `kind` and `dir`, on the device.
 ///
+/// Temporary memory ([`scratch_bytes`]) comes from the device's pool; [`scan_with_scratch`]
+/// takes it from the caller.
+///
 /// Errors: [`Error::InvalidArgument`] when the lengths differ or the input is longer than
 /// `variant.max_len()`; the input is never modified, and nothing is written on error.
 pub fn scan<K: SortKey>(
@@ -98,6 +110,37 @@ pub fn scan<K: SortKey>(
     kind: ScanKind,
     dir: Direction,
     variant: ScanVariant,
+) -> Result<()> {
+    scan_impl(gpu, input, output, op, kind, dir, variant, None)
+}
+
+/// [`scan`] with caller-supplied temporary memory: `scratch` must hold at least
+/// [`scratch_bytes`]`::<K>(gpu, input.len(), variant)` bytes (any contents; the call may
+/// overwrite all of them), else [`Error::InvalidArgument`] naming the size needed.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_with_scratch<K: SortKey>(
+    gpu: &Gpu,
+    input: &DeviceBuffer<K>,
+    output: &mut DeviceBuffer<K>,
+    op: ScanOp,
+    kind: ScanKind,
+    dir: Direction,
+    variant: ScanVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<()> {
+    scan_impl(gpu, input, output, op, kind, dir, variant, Some(scratch))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_impl<K: SortKey>(
+    gpu: &Gpu,
+    input: &DeviceBuffer<K>,
+    output: &mut DeviceBuffer<K>,
+    op: ScanOp,
+    kind: ScanKind,
+    dir: Direction,
+    variant: ScanVariant,
+    scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
     if input.len() != output.len() {
         return Err(Error::InvalidArgument(format!(
@@ -115,6 +158,7 @@ pub fn scan<K: SortKey>(
         kind,
         dir,
         variant,
+        scratch,
     )
 }
 
@@ -136,7 +180,93 @@ pub fn scan_in_place<K: SortKey>(
         kind,
         dir,
         variant,
+        None,
     )
+}
+
+/// [`scan_in_place`] with caller-supplied temporary memory of at least
+/// [`scratch_bytes`]`::<K>(gpu, data.len(), variant)` bytes (see [`scan_with_scratch`]).
+pub fn scan_in_place_with_scratch<K: SortKey>(
+    gpu: &Gpu,
+    data: &mut DeviceBuffer<K>,
+    op: ScanOp,
+    kind: ScanKind,
+    dir: Direction,
+    variant: ScanVariant,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<()> {
+    run(
+        gpu,
+        data.ptr(),
+        data.ptr(),
+        data.len(),
+        op,
+        kind,
+        dir,
+        variant,
+        Some(scratch),
+    )
+}
+
+/// Bytes of temporary device memory a scan of `n` keys `K` with `variant` needs on `gpu`:
+/// what [`scan_with_scratch`] and [`scan_in_place_with_scratch`] require of their scratch
+/// buffer (the same for every operation, kind and direction; 0 for no keys and for the
+/// one-warp and one-block variants). The allocating functions take the same amount from the
+/// device's memory pool.
+pub fn scratch_bytes<K: SortKey>(gpu: &Gpu, n: usize, variant: ScanVariant) -> usize {
+    let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
+    Plan::new::<K>(&policy, variant, n).layout.bytes()
+}
+
+/// Where one scan keeps its temporaries.
+struct Plan {
+    layout: ScratchLayout,
+    /// Hierarchical and work-efficient: the tile totals of each level that has more than one
+    /// tile (level 0 scans the keys, level i + 1 the totals of level i), as (tiles, offset).
+    levels: Vec<(usize, usize)>,
+    /// Fast: the tile count, the status words (tiles + 1, zeroed per call) and the 8-byte
+    /// keys' values (2 per tile).
+    tiles: usize,
+    status: usize,
+    values: usize,
+}
+
+impl Plan {
+    fn new<K: SortKey>(policy: &ScanPolicy, variant: ScanVariant, n: usize) -> Self {
+        let mut plan = Plan {
+            layout: ScratchLayout::default(),
+            levels: Vec::new(),
+            tiles: 0,
+            status: 0,
+            values: 0,
+        };
+        if n == 0 || variant.max_len().is_some_and(|max| n > max) {
+            return plan;
+        }
+        match variant {
+            ScanVariant::Naive | ScanVariant::DoubleBuffered => {}
+            ScanVariant::WorkEfficient | ScanVariant::Hierarchical => {
+                let tile = 2 * policy.block_threads as usize;
+                let mut m = n;
+                loop {
+                    let tiles = m.div_ceil(tile);
+                    if tiles <= 1 {
+                        break;
+                    }
+                    let offset = plan.layout.take::<K::Bits>(tiles);
+                    plan.levels.push((tiles, offset));
+                    m = tiles;
+                }
+            }
+            ScanVariant::Fast => {
+                plan.tiles = n.div_ceil(policy.tile_items());
+                plan.status = plan.layout.take::<u64>(plan.tiles + 1);
+                let values = if K::SIZE == 8 { 2 * plan.tiles } else { 0 };
+                plan.values = plan.layout.take::<K::Bits>(values);
+            }
+        }
+        plan
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -149,6 +279,7 @@ fn run<K: SortKey>(
     kind: ScanKind,
     dir: Direction,
     variant: ScanVariant,
+    scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
     if let Some(max) = variant.max_len() {
         if n > max {
@@ -160,17 +291,21 @@ fn run<K: SortKey>(
             )));
         }
     }
+    let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
+    let plan = Plan::new::<K>(&policy, variant, n);
+    let scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this scan")?;
     if n == 0 {
         return Ok(());
     }
-    let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
     let module = gpu.module(&SOURCE, &module_defines::<K>(op, variant, &policy))?;
-    let launch = Launcher {
+    let mut launch = Launcher {
         gpu,
         module,
         policy,
         exclusive: kind.is_exclusive() as u32,
         reverse: dir.is_reverse() as u32,
+        plan,
+        scratch,
     };
     match variant {
         ScanVariant::Naive => launch.single_block("scan_naive", input, output, n),
@@ -194,13 +329,15 @@ fn variant_title(v: ScanVariant) -> &'static str {
     }
 }
 
-/// One scan's module, policy and flags.
+/// One scan's module, policy, flags and temporaries.
 struct Launcher<'a> {
     gpu: &'a Gpu,
     module: Arc<Module>,
     policy: ScanPolicy,
     exclusive: u32,
     reverse: u32,
+    plan: Plan,
+    scratch: Scratch<'a>,
 }
 
 impl Launcher<'_> {
@@ -233,6 +370,14 @@ impl Launcher<'_> {
         unsafe { kernel.launch(self.config(1), &args) }
     }
 
+    /// The tile totals of level `depth` (when that level has more than one tile).
+    fn level<K: SortKey>(&self, depth: usize) -> Option<(usize, DevicePtr<K::Bits>)> {
+        self.plan
+            .levels
+            .get(depth)
+            .map(|&(tiles, offset)| (tiles, self.scratch.at(offset)))
+    }
+
     /// Work-efficient (one tile) and hierarchical (any length): Blelloch scans of tiles, the
     /// tile totals scanned recursively and added back.
     fn hierarchical<K: SortKey>(
@@ -243,60 +388,61 @@ impl Launcher<'_> {
     ) -> Result<()> {
         let tile = 2 * self.policy.block_threads as usize;
         let tiles = n.div_ceil(tile);
-        let sums = DeviceBuffer::<K::Bits>::alloc(self.gpu, if tiles > 1 { tiles } else { 0 })?;
+        let sums = self.level::<K>(0);
         let kernel = self.module.kernel("scan_tiles_keys")?;
         let mut args = KernelArgs::new();
         args.ptr(input).ptr(output).push(n as u64);
-        if tiles > 1 {
-            args.ptr(sums.ptr());
-        } else {
-            args.push(0u64); // null: no tile totals
-        }
+        match sums {
+            Some((_, p)) => args.ptr(p),
+            None => args.push(0u64), // null: no tile totals
+        };
         args.push(self.exclusive).push(self.reverse);
         // SAFETY: arguments match `scan_tiles_keys(const KEY_T*, KEY_T*, u64, Work*, u32, u32)`;
-        // input and output hold n keys, `sums` holds one Work (K::Bits-sized) per tile or is
-        // null for one tile; a block reads its whole tile before writing it.
+        // input and output hold n keys, `sums` (a scratch region) holds one Work
+        // (K::Bits-sized) per tile or is null for one tile; a block reads its whole tile before
+        // writing it.
         unsafe { kernel.launch(self.config(tiles), &args)? };
-        if tiles == 1 {
+        let Some((sum_count, sums)) = sums else {
             return Ok(());
-        }
-        self.scan_partials::<K>(sums.ptr(), tiles)?;
+        };
+        self.scan_partials::<K>(sums, sum_count, 1)?;
         let add = self.module.kernel("add_prefix_keys")?;
         let mut args = KernelArgs::new();
-        args.ptr(output)
-            .push(n as u64)
-            .ptr(sums.ptr())
-            .push(self.reverse);
+        args.ptr(output).push(n as u64).ptr(sums).push(self.reverse);
         // SAFETY: arguments match `add_prefix_keys(KEY_T*, u64, const Work*, u32)`; output holds
         // n keys and `sums` one Work per tile; the kernel touches indices < n.
-        unsafe { add.launch(self.config(self.add_blocks(n - tile)), &args)? };
-        // `sums` is freed on drop after the stream has finished with it.
-        Ok(())
+        unsafe { add.launch(self.config(self.add_blocks(n - tile)), &args) }
     }
 
-    /// Exclusive forward scan of `m` tile totals in place.
-    fn scan_partials<K: SortKey>(&self, data: DevicePtr<K::Bits>, m: usize) -> Result<()> {
+    /// Exclusive forward scan of `m` tile totals in place; level `depth` holds their own tile
+    /// totals.
+    fn scan_partials<K: SortKey>(
+        &self,
+        data: DevicePtr<K::Bits>,
+        m: usize,
+        depth: usize,
+    ) -> Result<()> {
         let tile = 2 * self.policy.block_threads as usize;
         let tiles = m.div_ceil(tile);
-        let sums = DeviceBuffer::<K::Bits>::alloc(self.gpu, if tiles > 1 { tiles } else { 0 })?;
+        let sums = self.level::<K>(depth);
         let kernel = self.module.kernel("scan_tiles_partials")?;
         let mut args = KernelArgs::new();
         args.ptr(data).push(m as u64);
-        if tiles > 1 {
-            args.ptr(sums.ptr());
-        } else {
-            args.push(0u64);
-        }
+        match sums {
+            Some((_, p)) => args.ptr(p),
+            None => args.push(0u64),
+        };
         // SAFETY: arguments match `scan_tiles_partials(Work*, u64, Work*)`; `data` holds m
-        // Works and `sums` one per tile (or null for one tile).
+        // Works and `sums` (a scratch region disjoint from `data`) one per tile, or is null
+        // for one tile.
         unsafe { kernel.launch(self.config(tiles), &args)? };
-        if tiles == 1 {
+        let Some((sum_count, sums)) = sums else {
             return Ok(());
-        }
-        self.scan_partials::<K>(sums.ptr(), tiles)?;
+        };
+        self.scan_partials::<K>(sums, sum_count, depth + 1)?;
         let add = self.module.kernel("add_prefix_partials")?;
         let mut args = KernelArgs::new();
-        args.ptr(data).push(m as u64).ptr(sums.ptr());
+        args.ptr(data).push(m as u64).ptr(sums);
         // SAFETY: arguments match `add_prefix_partials(Work*, u64, const Work*)`; sizes as
         // above.
         unsafe { add.launch(self.config(self.add_blocks(m - tile)), &args) }
@@ -310,19 +456,27 @@ impl Launcher<'_> {
     }
 
     /// Fast: single pass with decoupled look-back.
-    fn fast<K: SortKey>(&self, input: DevicePtr<K>, output: DevicePtr<K>, n: usize) -> Result<()> {
-        let tiles = n.div_ceil(self.policy.tile_items());
+    fn fast<K: SortKey>(
+        &mut self,
+        input: DevicePtr<K>,
+        output: DevicePtr<K>,
+        n: usize,
+    ) -> Result<()> {
+        let tiles = self.plan.tiles;
         if tiles >= u32::MAX as usize {
             return Err(Error::Unsupported(format!(
                 "a fast scan of {n} keys needs {tiles} tiles, more than the 32-bit tile counter holds"
             )));
         }
         // Word 0: the tile counter; then one status word per tile; all zero (invalid).
-        let status = DeviceBuffer::<u64>::zeroed(self.gpu, tiles + 1)?;
+        let status_bytes = (tiles + 1) * std::mem::size_of::<u64>();
+        self.scratch
+            .buffer()
+            .fill_bytes_range(self.plan.status..self.plan.status + status_bytes, 0)?;
         // 8-byte keys: aggregates, then inclusive prefixes, one each per tile (4-byte keys pack
         // them into the status words).
-        let values_len = if K::SIZE == 8 { 2 * tiles } else { 0 };
-        let values = DeviceBuffer::<K::Bits>::alloc(self.gpu, values_len)?;
+        let status: DevicePtr<u64> = self.scratch.at(self.plan.status);
+        let values: DevicePtr<K::Bits> = self.scratch.at(self.plan.values);
         let kernel = self.module.kernel("scan_fast")?;
         let mut args = KernelArgs::new();
         args.ptr(input)
@@ -330,14 +484,14 @@ impl Launcher<'_> {
             .push(n as u64)
             .push(self.exclusive)
             .push(self.reverse)
-            .ptr(status.ptr())
-            .ptr(values.ptr())
+            .ptr(status)
+            .ptr(values)
             .push(tiles as u32);
         // SAFETY: arguments match `scan_fast(const KEY_T*, KEY_T*, u64, u32, u32, u64*, Work*,
-        // u32)`; input and output hold n keys, `status` tiles + 1 zeroed words, `values`
-        // 2 * tiles Works for 8-byte keys (unused otherwise); tiles are claimed through the
-        // counter, so no block waits on a block that has not started; a block reads its whole
-        // tile before writing it.
+        // u32)`; input and output hold n keys, `status` tiles + 1 words zeroed just before on
+        // the stream, `values` 2 * tiles Works for 8-byte keys (unused otherwise), both scratch
+        // regions; tiles are claimed through the counter, so no block waits on a block that
+        // has not started; a block reads its whole tile before writing it.
         unsafe { kernel.launch(self.config(tiles), &args) }
     }
 }

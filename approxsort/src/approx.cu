@@ -1,0 +1,1288 @@
+// approx.cu: the interval approximate sort (Xiao, Chen, Sun, "High Performance Approximate Sort
+// Algorithm Using GPUs"), its refinement into a full sort (a bucket sort) and its quality report.
+//
+// Every key is ranked by its ordered bits (sortlab/thread/key_bits.cuh), XOR `flip` (all ones for
+// a descending order), and its interval is a function of that word alone, the same function as
+// the CPU twin (sortlab_cpu_reference::approx::IntervalMap):
+//   equal width: with lo, hi the smallest and largest ranked word and span = hi - lo: interval
+//     b - lo when span < m (every distinct key its own interval), else
+//     floor((b - lo) * scale / 2^W) with scale = floor(m * 2^W / (span + 1)) (scale = m when
+//     span + 1 = 2^W): exact integer arithmetic, no overflow, no division by zero;
+//   sampled: the number of splitters <= b (splitters: m - 1 words from a sorted sample).
+//
+// Kernels (all index with 64 bits; n may exceed 2^32):
+//   approx_minmax                       smallest and largest ordered bits (atomics into 2 words,
+//                                       zeroed before: word 0 holds ~min, word 1 max)
+//   approx_count_{equal,sampled}        per-block shared-memory counts of the m intervals
+//                                       (m <= the policy's shared limit), flushed to `counts`
+//   approx_count_{equal,sampled}_global one warp-aggregated global atomic per interval and warp
+//   approx_scatter_{equal,sampled}      tiles: keys ranked inside their interval with shared
+//                                       atomics, one global atomic claim per interval and tile,
+//                                       keys (and values) written to their interval
+//   approx_scatter_{equal,sampled}_global  per-key claims, warp-aggregated
+//   paper_assign_{equal,sampled}, paper_scatter   the paper's kernels: interval-index and
+//                                       offset arrays in device memory, an atomic per key
+//   sample_gather, pick_splitters       the sample of Intervals::Sampled and its splitters
+//   radius_distances                    the radius of an output from its prefix maxima and
+//                                       suffix minima (computed with sortlab's scans)
+//   refine: seg_init, seg_minmax, seg_count, seg_scatter (one bucket pass over many segments at
+//   once, described by tile and segment tables), classify_sort_small (sorts segments of at most
+//   64 keys with a warp-wide bitonic network, lists the others), sort_block_list (segments of at
+//   most SORT_THREADS * SORT_ITEMS keys, sortlab's BlockRadixSort on the bits that vary),
+//   copy_list (segments of equal keys that must move).
+//
+// Defines (policy: ApproxPolicy in policy.rs):
+//   KEY_T             the key's CUDA type
+//   HAS_VALUES        1: key-value (VALUE_T values travel with their keys), 0: keys only
+//   VALUE_T           the values' CUDA type (moved as raw bits)
+//   SMALL_OFFSETS     1: every position fits 32 bits (n < 2^32): shared interval bases are u32
+//                     and alias the counts
+//   BLOCK_THREADS, ITEMS_PER_THREAD   the count/scatter tile (BLOCK_THREADS * ITEMS_PER_THREAD
+//                     keys); ITEMS_PER_THREAD a multiple of the keys per 16-byte vector
+//   BLOCKS_PER_SM     the blocks of BLOCK_THREADS that must fit a multiprocessor (register limit of
+//                     the tile kernels' launch bounds)
+//   REDUCE_THREADS, REDUCE_UNROLL     approx_minmax: block size, 16-byte vectors per thread in
+//                     flight
+//   SORT_THREADS, SORT_ITEMS, SORT_RADIX_BITS   sort_block_list's tile and digit
+#include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/type_traits.cuh"
+#include "sortlab/warp/operators.cuh"
+#include "sortlab/warp/shuffle.cuh"
+#include "sortlab/block/block_reduce.cuh"
+#include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/block_radix_sort.cuh"
+
+#ifndef KEY_T
+#define KEY_T unsigned int
+#endif
+#ifndef HAS_VALUES
+#define HAS_VALUES 0
+#endif
+#ifndef VALUE_T
+#define VALUE_T unsigned int
+#endif
+#ifndef SMALL_OFFSETS
+#define SMALL_OFFSETS 1
+#endif
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 1024
+#endif
+#ifndef ITEMS_PER_THREAD
+#define ITEMS_PER_THREAD 4
+#endif
+#ifndef BLOCKS_PER_SM
+#define BLOCKS_PER_SM 2
+#endif
+#ifndef REDUCE_THREADS
+#define REDUCE_THREADS 256
+#endif
+#ifndef REDUCE_UNROLL
+#define REDUCE_UNROLL 4
+#endif
+#ifndef SORT_THREADS
+#define SORT_THREADS 256
+#endif
+#ifndef SORT_ITEMS
+#define SORT_ITEMS 8
+#endif
+#ifndef SORT_RADIX_BITS
+#define SORT_RADIX_BITS 6
+#endif
+
+// Hardware constants, not tuning: the warp and the 16-byte vector load.
+#define WARP_THREADS 32
+#define VECTOR_BYTES 16
+// Segments of at most this many keys are sorted by one warp, two keys per lane.
+#define WARP_SORT_MAX (2 * WARP_THREADS)
+
+typedef KEY_T Key;
+typedef sortlab::KeyBits<KEY_T> Map;
+typedef Map::Bits Bits;
+typedef VALUE_T Value;
+// Shared interval bases and global claim counters: 32-bit when every position fits.
+#if SMALL_OFFSETS
+typedef u32 SharedOffset;
+typedef u32 Claim;
+#else
+typedef u64 SharedOffset;
+typedef unsigned long long Claim;
+#endif
+
+#define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
+#define KEY_VEC (VECTOR_BYTES / (int)sizeof(KEY_T))
+#define SORT_TILE (SORT_THREADS * SORT_ITEMS)
+static_assert(BLOCK_THREADS % WARP_THREADS == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: a multiple of 32, <= 1024");
+static_assert(ITEMS_PER_THREAD % KEY_VEC == 0, "ITEMS_PER_THREAD must be a multiple of the keys per 16-byte vector");
+static_assert(SORT_TILE > WARP_SORT_MAX, "the block sort tile must be larger than a warp sort");
+
+// SplitMix64's finaliser (Steele, Lea, Flood): the sample-position hash, the same as
+// sortlab_cpu_reference::approx::splitmix64. Published constants, not tuning.
+__device__ __forceinline__ u64 splitmix64(u64 z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ Bits rank_bits(KEY_T k, Bits flip) { return Map::to_bits(k) ^ flip; }
+__device__ __forceinline__ KEY_T unrank(Bits b, Bits flip) { return Map::from_bits(b ^ flip); }
+
+__device__ __forceinline__ u32 mulhi(u32 a, u32 b) { return __umulhi(a, b); }
+__device__ __forceinline__ u64 mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
+
+// floor(m * 2^32 / d) for m < d <= 2^32 - 1.
+__device__ __forceinline__ u32 wide_div(u32 m, u32 d) { return (u32)(((u64)m << 32) / (u64)d); }
+// floor(m * 2^64 / d) for m < d: restoring long division, one quotient bit per step.
+__device__ __forceinline__ u64 wide_div(u64 m, u64 d) {
+    u64 r = m, q = 0;
+    for (int i = 0; i < 64; ++i) {
+        const u64 carry = r >> 63;
+        r <<= 1;
+        q <<= 1;
+        if (carry || r >= d) {
+            r -= d;
+            q |= 1;
+        }
+    }
+    return q;
+}
+
+__device__ __forceinline__ u32 bit_length(u32 x) { return 32 - __clz(x); }
+__device__ __forceinline__ u32 bit_length(u64 x) { return 64 - __clzll(x); }
+
+// ---- Interval maps. ----
+
+struct EqualMap {
+    Bits lo;
+    Bits scale;
+    u32 direct;
+    __device__ __forceinline__ u32 operator()(Bits b) const {
+        const Bits d = b - lo;
+        return direct ? (u32)d : (u32)mulhi(d, scale);
+    }
+};
+
+// The equal-width map of m intervals from the extremes (word 0 ~min, word 1 max, unflipped).
+__device__ __forceinline__ EqualMap make_equal_map(Bits nmin, Bits mx, Bits flip, u32 m) {
+    const Bits mn = (Bits)~nmin;
+    const Bits lo = flip ? (Bits)~mx : mn;
+    const Bits hi = flip ? (Bits)~mn : mx;
+    const Bits span = hi - lo;
+    EqualMap e;
+    e.lo = lo;
+    e.scale = 0;
+    e.direct = 0;
+    if ((u64)span < (u64)m) {
+        e.direct = 1;
+    } else if (span == sortlab::max_bits<Bits>()) {
+        e.scale = (Bits)m;
+    } else {
+        e.scale = wide_div((Bits)m, (Bits)(span + 1));
+    }
+    return e;
+}
+
+struct SampledMap {
+    const Bits* splitters;
+    u32 count;  // m - 1
+    // The number of splitters <= b (upper bound), by binary search.
+    __device__ __forceinline__ u32 operator()(Bits b) const {
+        u32 lo = 0, len = count;
+        while (len > 0) {
+            const u32 half = len >> 1;
+            if (__ldg(splitters + lo + half) <= b) {
+                lo += half + 1;
+                len -= half + 1;
+            } else {
+                len = half;
+            }
+        }
+        return lo;
+    }
+};
+
+// The map every block of a kernel shares, built once by thread 0.
+template <typename MapT> struct MapArgs;
+template <> struct MapArgs<EqualMap> {
+    const Bits* minmax;
+    __device__ __forceinline__ EqualMap build(Bits flip, u32 m) const {
+        return make_equal_map(minmax[0], minmax[1], flip, m);
+    }
+};
+template <> struct MapArgs<SampledMap> {
+    const Bits* splitters;
+    __device__ __forceinline__ SampledMap build(Bits, u32 m) const {
+        SampledMap s;
+        s.splitters = splitters;
+        s.count = m - 1;
+        return s;
+    }
+};
+
+template <typename MapT> __device__ __forceinline__ MapT shared_map(const MapArgs<MapT>& args, Bits flip, u32 m) {
+    __shared__ MapT map;
+    if (threadIdx.x == 0) map = args.build(flip, m);
+    __syncthreads();
+    return map;
+}
+
+// ---- Warp helpers. ----
+
+__device__ __forceinline__ u32 lanemask_lt() {
+    u32 m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+// Adds 1 to slot[iv] for every lane with `valid` and returns each such lane's old value (its
+// position). A warp whose lanes all hold the same interval adds 32 once. All lanes call.
+template <typename T> __device__ __forceinline__ T claim_slot(T* slot, u32 iv, bool valid) {
+    const u32 lane = sortlab::lane_id();
+    const u32 first = __shfl_sync(SORTLAB_FULL_WARP, iv, 0);
+    if (__all_sync(SORTLAB_FULL_WARP, valid && iv == first)) {
+        T base = 0;
+        if (lane == 0) base = atomicAdd(slot + first, (T)WARP_THREADS);
+        return sortlab::shfl_idx(base, 0) + lane;
+    }
+    return valid ? atomicAdd(slot + iv, (T)1) : (T)0;
+}
+
+__device__ __forceinline__ void count_in_bin(u32* hist, u32 iv, bool valid) {
+    const u32 first = __shfl_sync(SORTLAB_FULL_WARP, iv, 0);
+    if (__all_sync(SORTLAB_FULL_WARP, valid && iv == first)) {
+        if (sortlab::lane_id() == 0) atomicAdd(hist + first, (u32)WARP_THREADS);
+    } else if (valid) {
+        atomicAdd(hist + iv, 1u);
+    }
+}
+
+// ---- Shared memory. The count kernels: hist[m] u32. The staged scatter kernels (TILE_ITEMS
+// keys a tile), in this order:
+//   sbase[TILE_ITEMS]  SharedOffset  the listed bins' bases, less their offsets in the tile
+//   slist[TILE_ITEMS]  u32           the tile's distinct bins, each warp listing in its own region
+//                                    of WARP_THREADS * ITEMS_PER_THREAD slots
+//   scur[TILE_ITEMS]   u32           the listed bins' offsets in the staged tile, then cursors
+//   skey[TILE_ITEMS]   Key           the tile, grouped by bin
+//   sval[TILE_ITEMS]   Value         (HAS_VALUES) its values
+//   sslot[TILE_ITEMS]  u16           each staged key's list slot
+//   hist16[bins]       16-bit counters packed two a word (a bin's count, then its list slot)
+//   cursor[bins]       SharedOffset  (coarse scatter only) the block's next position per bin
+// (staged_smem_bytes in kernels.rs computes the same size.) ----
+
+extern __shared__ __align__(16) unsigned char approx_smem[];
+
+__device__ __forceinline__ u32* count_hist() { return reinterpret_cast<u32*>(approx_smem); }
+
+struct Stage {
+    SharedOffset* base;
+    u32* list;
+    u32* cur;
+    Key* key;
+    Value* val;
+    unsigned short* slot;
+    u32* hist16;
+    SharedOffset* cursor;
+    u32* warp_cnt;  // per warp: how many bins it listed (its list region: WARP_THREADS * ITEMS)
+};
+
+__device__ __forceinline__ u64 align16(u64 x) { return (x + 15) & ~(u64)15; }
+
+__device__ __forceinline__ Stage stage_layout(u32 bins, u32* warp_cnt) {
+    Stage st;
+    u64 at = 0;
+    st.base = reinterpret_cast<SharedOffset*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(SharedOffset));
+    st.list = reinterpret_cast<u32*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(u32));
+    st.cur = reinterpret_cast<u32*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(u32));
+    st.key = reinterpret_cast<Key*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(Key));
+#if HAS_VALUES
+    st.val = reinterpret_cast<Value*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(Value));
+#else
+    st.val = nullptr;
+#endif
+    st.slot = reinterpret_cast<unsigned short*>(approx_smem + at);
+    at = align16(at + (u64)TILE_ITEMS * sizeof(unsigned short));
+    st.hist16 = reinterpret_cast<u32*>(approx_smem + at);
+    at = align16(at + (u64)((bins + 1) / 2) * sizeof(u32));
+    st.cursor = reinterpret_cast<SharedOffset*>(approx_smem + at);
+    st.warp_cnt = warp_cnt;
+    return st;
+}
+
+__device__ __forceinline__ void zero_hist(u32* hist, u32 m) {
+    for (u32 b = threadIdx.x; b < m; b += BLOCK_THREADS) hist[b] = 0;
+}
+
+// 16-bit counter b of the packed array: add (returning the old value), read, write.
+__device__ __forceinline__ u32 add16(u32* words, u32 b, u32 v) {
+    const u32 sh = (b & 1u) * 16u;
+    return (atomicAdd(words + (b >> 1), v << sh) >> sh) & 0xFFFFu;
+}
+__device__ __forceinline__ u32 get16(const u32* words, u32 b) {
+    return (words[b >> 1] >> ((b & 1u) * 16u)) & 0xFFFFu;
+}
+__device__ __forceinline__ void set16(u32* words, u32 b, u32 v) {
+    reinterpret_cast<unsigned short*>(words)[b] = (unsigned short)v;
+}
+
+// The bin of a key for a coarse pass: its interval / F.
+template <typename MapT> struct CoarseMap {
+    MapT fine;
+    u32 f;
+    __device__ __forceinline__ u32 operator()(Bits b) const { return fine(b) / f; }
+};
+
+// Where a staged tile's bins go. Global: claims on shared counters (`claimed[entry0 + bin]`, on
+// top of `bounds[entry0 + bin]`), any number of tiles at once. BlockCursor: the block's own
+// running positions (the block's column of the scanned count matrix), no atomics.
+struct GlobalClaim {
+    const u64* bounds;
+    u64 entry0;
+    Claim* claimed;
+    __device__ __forceinline__ u64 operator()(const Stage&, u32 bin, u32 count) const {
+        return bounds[entry0 + bin] + (u64)atomicAdd(claimed + entry0 + bin, (Claim)count);
+    }
+};
+struct BlockCursor {
+    __device__ __forceinline__ u64 operator()(const Stage& st, u32 bin, u32 count) const {
+        const SharedOffset at = st.cursor[bin];
+        st.cursor[bin] = at + count;
+        return (u64)at;
+    }
+};
+
+// ---- Tile bodies. ----
+
+// Counts the keys of [start, start + valid) into hist (valid <= TILE_ITEMS). Full tiles of a
+// 16-byte aligned array load vectors (items striped by vector), others single keys.
+template <typename MapT>
+__device__ __forceinline__ void count_tile(const KEY_T* keys, u64 start, u32 valid, bool aligned, const MapT& map,
+                                           Bits flip, u32* hist) {
+    const u32 tid = threadIdx.x;
+    KEY_T k[ITEMS_PER_THREAD];
+    if (valid == TILE_ITEMS && aligned) {
+        typedef typename sortlab::Conditional<sizeof(KEY_T) == 4, uint4, ulonglong2>::Type Vec;
+        const Vec* v = reinterpret_cast<const Vec*>(keys + start);
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD / KEY_VEC; ++j) {
+            const Vec x = v[j * BLOCK_THREADS + tid];
+            const KEY_T* p = reinterpret_cast<const KEY_T*>(&x);
+#pragma unroll
+            for (int q = 0; q < KEY_VEC; ++q) k[j * KEY_VEC + q] = p[q];
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) count_in_bin(hist, map(rank_bits(k[i], flip)), true);
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+            const u32 e = i * BLOCK_THREADS + tid;
+            k[i] = e < valid ? keys[start + e] : Key();
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+            const bool ok = i * BLOCK_THREADS + tid < valid;
+            count_in_bin(hist, ok ? map(rank_bits(k[i], flip)) : 0u, ok);
+        }
+    }
+}
+
+// Loads the keys [start, start + valid) of a tile into registers (striped: coalesced).
+__device__ __forceinline__ void load_tile(const KEY_T* keys, u64 start, u32 valid, KEY_T (&k)[ITEMS_PER_THREAD]) {
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        const u32 e = i * BLOCK_THREADS + threadIdx.x;
+        k[i] = e < valid ? keys[start + e] : Key();
+    }
+}
+
+// Scatters the keys (and values) of [start, start + valid) to their bins' places, staged so that
+// the writes are coalesced:
+// 1. count per bin (16-bit shared counters); the first key of a bin puts it on the tile's list
+//    of distinct bins (one shared atomic per warp for the list);
+// 2. per listed bin: its offset in the tile (a block scan over the list) and its place (the
+//    claimer: a global atomic, or the block's own cursor); the counter becomes the list slot;
+// 3. every key takes the next slot of its bin in the staged tile (a second shared atomic);
+// 4. the staged tile is written in order: consecutive threads write consecutive positions
+//    inside each bin's run.
+// Only the keys stay in registers (bins are recomputed); once staged, they are replaced by the
+// next tile's (`next`, `next_valid` keys; none when 0), loaded while this tile is written.
+// hist16 must be zero on entry and is zero again on exit.
+template <typename MapT, typename Claimer>
+__device__ __forceinline__ void staged_tile(const KEY_T* keys_in, const Value* vals_in, u64 start, u32 valid,
+                                            KEY_T (&k)[ITEMS_PER_THREAD], u64 next, u32 next_valid,
+                                            const MapT& map, Bits flip, const Claimer& claim, const Stage& st,
+                                            KEY_T* keys_out, Value* vals_out) {
+    typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scan_tmp;
+    const u32 tid = threadIdx.x;
+    const u32 lane = sortlab::lane_id();
+    const u32 warp = tid / WARP_THREADS;
+    // 1. Counts; a bin's first key lists it in its warp's region (no block-wide counter).
+    u32* region = st.list + warp * (WARP_THREADS * ITEMS_PER_THREAD);
+    u32 listed_here = 0;  // warp-uniform
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        const bool ok = i * BLOCK_THREADS + tid < valid;
+        const u32 bin = ok ? map(rank_bits(k[i], flip)) : 0u;
+        const u32 first = __shfl_sync(SORTLAB_FULL_WARP, bin, 0);
+        bool fresh;
+        if (__all_sync(SORTLAB_FULL_WARP, ok && bin == first)) {
+            fresh = lane == 0 && add16(st.hist16, bin, WARP_THREADS) == 0;
+        } else {
+            fresh = ok && add16(st.hist16, bin, 1) == 0;
+        }
+        const u32 fresh_mask = __ballot_sync(SORTLAB_FULL_WARP, fresh);
+        if (fresh) region[listed_here + __popc(fresh_mask & lanemask_lt())] = bin;
+        listed_here += __popc(fresh_mask);
+    }
+    if (lane == 0) st.warp_cnt[warp] = listed_here;
+    __syncthreads();
+    // 2. Thread t handles slots t * ITEMS .. + ITEMS - 1, inside its own warp's region.
+    const u32 mine = st.warp_cnt[warp];
+    const u32 slot0 = tid * ITEMS_PER_THREAD;
+    const u32 in_region = lane * ITEMS_PER_THREAD;
+    u32 cnt[ITEMS_PER_THREAD];
+    u32 sum = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        cnt[i] = in_region + i < mine ? get16(st.hist16, st.list[slot0 + i]) : 0u;
+        sum += cnt[i];
+    }
+    u32 total;
+    u32 off = Scan::exclusive_scan(sum, 0u, sortlab::Sum(), total, scan_tmp);
+    u64 got[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        got[i] = cnt[i] ? claim(st, st.list[slot0 + i], cnt[i]) : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        if (cnt[i]) {
+            const u32 slot = slot0 + i;
+            st.base[slot] = (SharedOffset)(got[i] - off);
+            st.cur[slot] = off;
+            set16(st.hist16, st.list[slot], slot);
+            off += cnt[i];
+        }
+    }
+    __syncthreads();
+    // 3. Stage: every key takes the next place of its bin in the tile.
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        const u32 e = i * BLOCK_THREADS + tid;
+        const bool ok = e < valid;
+        const u32 slot = ok ? get16(st.hist16, map(rank_bits(k[i], flip))) : 0u;
+        const u32 local = claim_slot(st.cur, slot, ok);
+        if (ok) {
+            st.key[local] = k[i];
+            st.slot[local] = (unsigned short)slot;
+#if HAS_VALUES
+            st.val[local] = vals_in[start + e];
+#endif
+        }
+    }
+    __syncthreads();
+    // The keys are staged: load the next tile into the same registers while this one is written.
+    if (next_valid) load_tile(keys_in, next, next_valid, k);
+    // 4. Write in order: consecutive threads, consecutive places inside each bin's run.
+    for (u32 j = tid; j < valid; j += BLOCK_THREADS) {
+        const u64 pos = (u64)(SharedOffset)(st.base[st.slot[j]] + (SharedOffset)j);
+        keys_out[pos] = st.key[j];
+#if HAS_VALUES
+        vals_out[pos] = st.val[j];
+#endif
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+        if (cnt[i]) set16(st.hist16, st.list[slot0 + i], 0);
+    }
+    __syncthreads();
+}
+
+// ---- Min and max. ----
+
+struct NegMinMax {
+    Bits nmin;  // ~min: both halves reduce with max
+    Bits max;
+};
+struct MaxBoth {
+    __device__ __forceinline__ NegMinMax operator()(NegMinMax a, NegMinMax b) const {
+        NegMinMax r;
+        r.nmin = a.nmin > b.nmin ? a.nmin : b.nmin;
+        r.max = a.max > b.max ? a.max : b.max;
+        return r;
+    }
+};
+
+__device__ __forceinline__ void fold(NegMinMax& acc, KEY_T k) {
+    const Bits b = Map::to_bits(k);
+    const Bits nb = (Bits)~b;
+    if (nb > acc.nmin) acc.nmin = nb;
+    if (b > acc.max) acc.max = b;
+}
+
+// Reduces each thread's `acc` over the block and folds it into out[0..2) with atomics.
+template <int Threads> __device__ __forceinline__ void publish_minmax(NegMinMax acc, Bits* out) {
+    typedef sortlab::BlockReduce<NegMinMax, Threads> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    const NegMinMax r = Reduce::reduce(acc, MaxBoth(), tmp);
+    if (threadIdx.x == 0) {
+        atomicMax(out, r.nmin);
+        atomicMax(out + 1, r.max);
+    }
+}
+
+// mm must hold {0, 0} before the launch; afterwards mm[0] = ~min, mm[1] = max (ordered bits).
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
+    typedef typename sortlab::Conditional<sizeof(KEY_T) == 4, uint4, ulonglong2>::Type Vec;
+    NegMinMax acc;
+    acc.nmin = 0;
+    acc.max = 0;
+    const u64 gid = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
+    u64 head = 0;  // keys [0, head) are read as vectors
+    if (aligned) {
+        const u64 nvec = n / KEY_VEC;
+        head = nvec * KEY_VEC;
+        const Vec* v = reinterpret_cast<const Vec*>(keys);
+        for (u64 i = gid; i < nvec; i += stride * REDUCE_UNROLL) {
+            Vec x[REDUCE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < REDUCE_UNROLL; ++u) {
+                const u64 j = i + (u64)u * stride;
+                if (j < nvec) x[u] = v[j];
+            }
+#pragma unroll
+            for (int u = 0; u < REDUCE_UNROLL; ++u) {
+                if (i + (u64)u * stride < nvec) {
+                    const KEY_T* p = reinterpret_cast<const KEY_T*>(&x[u]);
+#pragma unroll
+                    for (int q = 0; q < KEY_VEC; ++q) fold(acc, p[q]);
+                }
+            }
+        }
+    }
+    for (u64 i = head + gid; i < n; i += stride) fold(acc, keys[i]);
+    publish_minmax<REDUCE_THREADS>(acc, mm);
+}
+
+// ---- Count kernels. counts[0..m) must be zero before the launch. ----
+
+// Counts chunk `blockIdx.x` (keys [b * chunk, min(n, (b + 1) * chunk))) per interval in shared
+// memory, adds the counts to counts[0..m) and writes the chunk's count of every coarse bin j
+// (intervals j * f .. j * f + f - 1) to matrix[j * gridDim.x + b] (bin-major: the exclusive scan
+// of the matrix gives each chunk its place in every coarse bin).
+template <typename MapT>
+__device__ __forceinline__ void count_chunks(const KEY_T* keys, u64 n, const MapArgs<MapT>& args, Bits flip, u32 m,
+                                             u32 f, u32 coarse, u64 chunk, u64* counts, u64* matrix) {
+    const MapT map = shared_map(args, flip, m);
+    u32* hist = count_hist();
+    zero_hist(hist, m);
+    __syncthreads();
+    const bool aligned = (reinterpret_cast<u64>(keys) % VECTOR_BYTES) == 0;
+    const u64 c0 = min(n, (u64)blockIdx.x * chunk);
+    const u64 c1 = min(n, c0 + chunk);
+    for (u64 start = c0; start < c1; start += TILE_ITEMS) {
+        const u32 valid = (u32)min((u64)TILE_ITEMS, c1 - start);
+        count_tile(keys, start, valid, aligned, map, flip, hist);
+    }
+    __syncthreads();
+    for (u32 b = threadIdx.x; b < m; b += BLOCK_THREADS) {
+        const u32 c = hist[b];
+        if (c) atomicAdd((unsigned long long*)(counts + b), (u64)c);
+    }
+    for (u32 j = threadIdx.x; j < coarse; j += BLOCK_THREADS) {
+        u64 sum = 0;
+        const u32 end = min(m, (j + 1) * f);
+        for (u32 b = j * f; b < end; ++b) sum += hist[b];
+        matrix[(u64)j * gridDim.x + blockIdx.x] = sum;
+    }
+}
+
+template <typename MapT>
+__device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const MapArgs<MapT>& args, Bits flip, u32 m,
+                                             u64* counts) {
+    const MapT map = shared_map(args, flip, m);
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    // Whole warps iterate together (the bound is rounded up to a multiple of the stride).
+    const u64 rounds = (n + stride - 1) / stride;
+    for (u64 r = 0; r < rounds; ++r) {
+        const u64 i = r * stride + (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x;
+        const bool ok = i < n;
+        const u32 vmask = __ballot_sync(SORTLAB_FULL_WARP, ok);
+        if (ok) {
+            const u32 iv = map(rank_bits(keys[i], flip));
+            const u32 peers = __match_any_sync(vmask, iv);
+            if (sortlab::lane_id() == (u32)(__ffs(peers) - 1))
+                atomicAdd((unsigned long long*)(counts + iv), (u64)__popc(peers));
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_count_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32 f, u32 coarse,
+                   u64 chunk, u64* counts, u64* matrix) {
+    count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, counts, matrix);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_count_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32 f,
+                     u32 coarse, u64 chunk, u64* counts, u64* matrix) {
+    count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, counts, matrix);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_count_equal_global(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u64* counts) {
+    count_global<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, counts);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_count_sampled_global(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m,
+                            u64* counts) {
+    count_global<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, counts);
+}
+
+// ---- Scatter kernels. bounds: the exclusive scan of the counts; claimed[0..m) zero before. ----
+
+// The coarse pass: chunk blockIdx.x (as count_chunks) into the coarse bins (intervals / f),
+// each block writing at its own places (its column of the scanned matrix). With f == 1 the
+// coarse bins are the intervals and this is the whole scatter.
+template <typename MapT>
+__device__ __forceinline__ void scatter_coarse(const KEY_T* keys_in, const Value* vals_in, u64 n,
+                                               const MapArgs<MapT>& args, Bits flip, u32 m, u32 f, u32 coarse,
+                                               u64 chunk, const u64* matrix, KEY_T* keys_out, Value* vals_out) {
+    __shared__ u32 warp_cnt[BLOCK_THREADS / WARP_THREADS];
+    CoarseMap<MapT> map;
+    map.fine = shared_map(args, flip, m);
+    map.f = f;
+    const Stage st = stage_layout(coarse, warp_cnt);
+    zero_hist(st.hist16, (coarse + 1) / 2);
+    for (u32 j = threadIdx.x; j < coarse; j += BLOCK_THREADS)
+        st.cursor[j] = (SharedOffset)matrix[(u64)j * gridDim.x + blockIdx.x];
+    __syncthreads();
+    const u64 c0 = min(n, (u64)blockIdx.x * chunk);
+    const u64 c1 = min(n, c0 + chunk);
+    KEY_T k[ITEMS_PER_THREAD];
+    if (c0 < c1) load_tile(keys_in, c0, (u32)min((u64)TILE_ITEMS, c1 - c0), k);
+    for (u64 start = c0; start < c1; start += TILE_ITEMS) {
+        const u32 valid = (u32)min((u64)TILE_ITEMS, c1 - start);
+        const u64 next = start + TILE_ITEMS;
+        const u32 next_valid = next < c1 ? (u32)min((u64)TILE_ITEMS, c1 - next) : 0u;
+        staged_tile(keys_in, vals_in, start, valid, k, next, next_valid, map, flip, BlockCursor(), st, keys_out,
+                    vals_out);
+    }
+}
+
+// The fine pass: any tiles of the coarse pass's output (grid-stride) to the intervals, claiming
+// each tile's share of an interval with a global atomic on top of the interval's boundary.
+template <typename MapT>
+__device__ __forceinline__ void scatter_fine(const KEY_T* keys_in, const Value* vals_in, u64 n,
+                                             const MapArgs<MapT>& args, Bits flip, u32 m, const u64* bounds,
+                                             Claim* claimed, KEY_T* keys_out, Value* vals_out) {
+    __shared__ u32 warp_cnt[BLOCK_THREADS / WARP_THREADS];
+    const MapT map = shared_map(args, flip, m);
+    const Stage st = stage_layout(m, warp_cnt);
+    zero_hist(st.hist16, (m + 1) / 2);
+    __syncthreads();
+    GlobalClaim claim;
+    claim.bounds = bounds;
+    claim.entry0 = 0;
+    claim.claimed = claimed;
+    const u64 tiles = (n + TILE_ITEMS - 1) / TILE_ITEMS;
+    KEY_T k[ITEMS_PER_THREAD];
+    if (blockIdx.x < tiles) {
+        const u64 s0 = (u64)blockIdx.x * TILE_ITEMS;
+        load_tile(keys_in, s0, (u32)min((u64)TILE_ITEMS, n - s0), k);
+    }
+    for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const u64 start = t * TILE_ITEMS;
+        const u32 valid = (u32)min((u64)TILE_ITEMS, n - start);
+        const u64 nt = t + gridDim.x;
+        const u64 next = nt * TILE_ITEMS;
+        const u32 next_valid = nt < tiles ? (u32)min((u64)TILE_ITEMS, n - next) : 0u;
+        staged_tile(keys_in, vals_in, start, valid, k, next, next_valid, map, flip, claim, st, keys_out, vals_out);
+    }
+}
+
+template <typename MapT>
+__device__ __forceinline__ void scatter_global(const KEY_T* keys_in, const Value* vals_in, u64 n,
+                                               const MapArgs<MapT>& args, Bits flip, u32 m, const u64* bounds,
+                                               Claim* claimed, KEY_T* keys_out, Value* vals_out) {
+    const MapT map = shared_map(args, flip, m);
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    const u64 rounds = (n + stride - 1) / stride;
+    const u32 lane = sortlab::lane_id();
+    for (u64 r = 0; r < rounds; ++r) {
+        const u64 i = r * stride + (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x;
+        const bool ok = i < n;
+        const u32 vmask = __ballot_sync(SORTLAB_FULL_WARP, ok);
+        if (ok) {
+            const KEY_T k = keys_in[i];
+            const u32 iv = map(rank_bits(k, flip));
+            const u32 peers = __match_any_sync(vmask, iv);
+            const u32 leader = (u32)(__ffs(peers) - 1);
+            u64 b = 0;
+            if (lane == leader)
+                b = bounds[iv] + (u64)atomicAdd(claimed + iv, (Claim)__popc(peers));
+            b = sortlab::shfl_idx(b, (int)leader, vmask);
+            const u64 pos = b + __popc(peers & lanemask_lt());
+            keys_out[pos] = k;
+#if HAS_VALUES
+            vals_out[pos] = vals_in[i];
+#endif
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_coarse_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
+                    Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
+                    Value* __restrict__ vals_out) {
+    scatter_coarse<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, matrix, keys_out,
+                             vals_out);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_coarse_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                      const Bits* splitters, Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix,
+                      KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    scatter_coarse<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, matrix,
+                               keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_fine_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
+                  Bits flip, u32 m, const u64* bounds, Claim* claimed, KEY_T* __restrict__ keys_out,
+                  Value* __restrict__ vals_out) {
+    scatter_fine<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, bounds, claimed, keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                    const Bits* splitters, Bits flip, u32 m, const u64* bounds, Claim* claimed,
+                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    scatter_fine<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, bounds, claimed, keys_out,
+                             vals_out);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_scatter_equal_global(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                            const Bits* mm, Bits flip, u32 m, const u64* bounds, Claim* claimed,
+                            KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    scatter_global<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, bounds, claimed, keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                              const Bits* splitters, Bits flip, u32 m, const u64* bounds, Claim* claimed,
+                              KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    scatter_global<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, bounds, claimed,
+                               keys_out, vals_out);
+}
+
+// ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after
+// the scan, out[bounds[idx[i]] + off[i]] = key i. Grid-stride, one key per thread. ----
+
+template <typename MapT>
+__device__ __forceinline__ void paper_assign(const KEY_T* keys, u64 n, const MapArgs<MapT>& args, Bits flip, u32 m,
+                                             u32* idx, u64* off, u64* counts) {
+    const MapT map = shared_map(args, flip, m);
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < n; i += stride) {
+        const u32 iv = map(rank_bits(keys[i], flip));
+        idx[i] = iv;
+        off[i] = atomicAdd((unsigned long long*)(counts + iv), 1ull);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+paper_assign_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32* idx, u64* off,
+                   u64* counts) {
+    paper_assign<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, idx, off, counts);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+paper_assign_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32* idx,
+                     u64* off, u64* counts) {
+    paper_assign<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, idx, off, counts);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+paper_scatter(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const u32* __restrict__ idx,
+              const u64* __restrict__ off, const u64* __restrict__ bounds, KEY_T* __restrict__ keys_out,
+              Value* __restrict__ vals_out) {
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < n; i += stride) {
+        const u64 pos = bounds[idx[i]] + off[i];
+        keys_out[pos] = keys_in[i];
+#if HAS_VALUES
+        vals_out[pos] = vals_in[i];
+#endif
+    }
+}
+
+// ---- Intervals::Sampled: the sample (ranked bits at hashed positions) and the splitters. ----
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+sample_gather(const KEY_T* __restrict__ keys, u64 n, u64 s, u64 seed, u64 step, KEY_T* __restrict__ sample) {
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < s; i += stride) {
+        const u64 pos = s >= n ? i : __umul64hi(splitmix64(seed + (i + 1) * step), n);
+        sample[i] = keys[pos];
+    }
+}
+
+// splitters[j] = ranked bits of sorted[(j + 1) * s / m] for j < m - 1 (the sample sorted in the
+// requested order; (j + 1) * s < 2^64 since s is capped).
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+pick_splitters(const KEY_T* __restrict__ sorted, u64 s, u32 m, Bits flip, Bits* __restrict__ splitters) {
+    const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
+    for (u64 j = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; j + 1 < (u64)m; j += stride) {
+        const u64 at = (j + 1) * s / m;
+        splitters[j] = rank_bits(sorted[at < s ? at : s - 1], flip);
+    }
+}
+
+// ---- Quality: the radius from LR (prefix maxima) and RL (suffix minima) in sort order. ----
+// D[i] = i - (the smallest j <= i with LR[j] > RL[i]), 0 if none; radius = max D. LR is
+// nondecreasing, and in an interval-ordered output j lies in i's interval, so an exponential
+// search back from i finds it in O(log(interval)) reads. result[0] must be 0 before the launch.
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+radius_distances(const KEY_T* __restrict__ lr, const KEY_T* __restrict__ rl, u64 n, Bits flip, u64* result) {
+    const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
+    u64 best = 0;
+    for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < n; i += stride) {
+        const Bits r = rank_bits(rl[i], flip);
+        if (rank_bits(lr[i], flip) <= r) continue;
+        u64 hi = i;  // LR[hi] > r
+        u64 d = 1;
+        while (d <= i && rank_bits(lr[i - d], flip) > r) {
+            hi = i - d;
+            d <<= 1;
+        }
+        u64 lo = d <= i ? i - d + 1 : 0;  // LR[lo - 1] <= r (or lo = 0); answer in [lo, hi]
+        while (lo < hi) {
+            const u64 mid = lo + (hi - lo) / 2;
+            if (rank_bits(lr[mid], flip) > r) hi = mid; else lo = mid + 1;
+        }
+        if (i - lo > best) best = i - lo;
+    }
+    typedef sortlab::BlockReduce<u64, REDUCE_THREADS> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    const u64 total = Reduce::reduce(best, sortlab::Max(), tmp);
+    if (threadIdx.x == 0 && total) atomicMax((unsigned long long*)result, (unsigned long long)total);
+}
+
+// ---- refine: one bucket pass over many segments. ----
+//
+// Tile table: 3 words per tile (start, end, segment), end - start <= TILE_ITEMS, each tile in one
+// segment. Segment table: 3 words per segment (first entry, m_s, gap): the segment's m_s
+// sub-interval counts are entries first .. first + m_s - 1 of `counts`; entry first - 1 (the
+// phantom) holds `gap`, the keys between the previous segment's end and this segment's start, so
+// that the exclusive scan of all entries gives absolute positions. seg_mm: 2 words per segment
+// (~min, max), zero before seg_minmax.
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+seg_init(const u64* __restrict__ segs, u32 nsegs, u64* counts) {
+    for (u32 s = blockIdx.x * BLOCK_THREADS + threadIdx.x; s < nsegs; s += gridDim.x * BLOCK_THREADS)
+        counts[segs[3 * (u64)s] - 1] = segs[3 * (u64)s + 2];
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+seg_minmax(const u64* __restrict__ tiles, u32 ntiles, const KEY_T* __restrict__ keys, Bits* seg_mm) {
+    for (u32 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const u64 start = tiles[3 * (u64)t], end = tiles[3 * (u64)t + 1], seg = tiles[3 * (u64)t + 2];
+        NegMinMax acc;
+        acc.nmin = 0;
+        acc.max = 0;
+#pragma unroll
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+            const u64 p = start + (u64)i * BLOCK_THREADS + threadIdx.x;
+            if (p < end) fold(acc, keys[p]);
+        }
+        publish_minmax<BLOCK_THREADS>(acc, seg_mm + 2 * seg);
+        __syncthreads();
+    }
+}
+
+__device__ __forceinline__ EqualMap seg_map(const u64* segs, const Bits* seg_mm, u64 seg, Bits flip, u32& m_s) {
+    __shared__ EqualMap map;
+    __shared__ u32 shared_m;
+    if (threadIdx.x == 0) {
+        shared_m = (u32)segs[3 * seg + 1];
+        map = make_equal_map(seg_mm[2 * seg], seg_mm[2 * seg + 1], flip, shared_m);
+    }
+    __syncthreads();
+    m_s = shared_m;
+    return map;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+seg_count(const u64* __restrict__ tiles, u32 ntiles, const KEY_T* __restrict__ keys, Bits flip,
+          const u64* __restrict__ segs, const Bits* __restrict__ seg_mm, u32 max_m, u64* counts) {
+    u32* hist = count_hist();
+    zero_hist(hist, max_m);
+    for (u32 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const u64 start = tiles[3 * (u64)t], end = tiles[3 * (u64)t + 1], seg = tiles[3 * (u64)t + 2];
+        u32 m_s;
+        const EqualMap map = seg_map(segs, seg_mm, seg, flip, m_s);
+        count_tile(keys, start, (u32)(end - start), false, map, flip, hist);
+        __syncthreads();
+        const u64 first = segs[3 * seg];
+        for (u32 b = threadIdx.x; b < m_s; b += BLOCK_THREADS) {
+            const u32 c = hist[b];
+            if (c) {
+                atomicAdd((unsigned long long*)(counts + first + b), (u64)c);
+                hist[b] = 0;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+seg_scatter(const u64* __restrict__ tiles, u32 ntiles, const KEY_T* __restrict__ keys_in,
+            const Value* __restrict__ vals_in, Bits flip, const u64* __restrict__ segs, const Bits* __restrict__ seg_mm,
+            u32 max_m, const u64* bounds, Claim* claimed, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    __shared__ u32 warp_cnt[BLOCK_THREADS / WARP_THREADS];
+    const Stage st = stage_layout(max_m, warp_cnt);
+    zero_hist(st.hist16, (max_m + 1) / 2);
+    KEY_T k[ITEMS_PER_THREAD];
+    if (blockIdx.x < ntiles) {
+        const u64 s0 = tiles[3 * (u64)blockIdx.x], e0 = tiles[3 * (u64)blockIdx.x + 1];
+        load_tile(keys_in, s0, (u32)(e0 - s0), k);
+    }
+    for (u32 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const u64 start = tiles[3 * (u64)t], end = tiles[3 * (u64)t + 1], seg = tiles[3 * (u64)t + 2];
+        const u32 nt = t + gridDim.x;
+        u64 next = 0;
+        u32 next_valid = 0;
+        if (nt < ntiles) {
+            next = tiles[3 * (u64)nt];
+            next_valid = (u32)(tiles[3 * (u64)nt + 1] - next);
+        }
+        u32 m_s;
+        const EqualMap map = seg_map(segs, seg_mm, seg, flip, m_s);
+        GlobalClaim claim;
+        claim.bounds = bounds;
+        claim.entry0 = segs[3 * seg];
+        claim.claimed = claimed;
+        staged_tile(keys_in, vals_in, start, (u32)(end - start), k, next, next_valid, map, flip, claim, st, keys_out,
+                    vals_out);
+    }
+}
+
+// ---- refine: small segments. ----
+
+// a before b: real keys before padding, then by ranked bits.
+__device__ __forceinline__ bool elem_less(Bits ab, u32 ai, Bits bb, u32 bi) {
+    return ai != bi ? ai < bi : ab < bb;
+}
+
+// Sorts keys [start, start + len) of src into dst (len <= 32 * Slots) with a bitonic network
+// over the warp's lanes: element e = slot * 32 + lane. All 32 lanes call.
+template <int Slots>
+__device__ __forceinline__ void warp_sort(const KEY_T* src_k, const Value* src_v, KEY_T* dst_k, Value* dst_v, u64 start,
+                                          u32 len, Bits flip) {
+    const u32 lane = sortlab::lane_id();
+    Bits b[Slots];
+    u32 pad[Slots];
+#if HAS_VALUES
+    Value v[Slots];
+#else
+    (void)src_v;
+    (void)dst_v;
+#endif
+#pragma unroll
+    for (int s = 0; s < Slots; ++s) {
+        const u32 e = s * WARP_THREADS + lane;
+        pad[s] = e >= len;
+        b[s] = pad[s] ? sortlab::max_bits<Bits>() : rank_bits(src_k[start + e], flip);
+#if HAS_VALUES
+        v[s] = pad[s] ? Value() : src_v[start + e];
+#endif
+    }
+#pragma unroll
+    for (u32 k = 2; k <= WARP_THREADS * Slots; k <<= 1) {
+#pragma unroll
+        for (u32 j = k >> 1; j > 0; j >>= 1) {
+            if (j >= WARP_THREADS) {
+                // Slots == 2, j == 32, k == 64: slot 0 (the lower element) keeps the smaller.
+                if (elem_less(b[Slots - 1], pad[Slots - 1], b[0], pad[0])) {
+                    const Bits tb = b[0];
+                    b[0] = b[Slots - 1];
+                    b[Slots - 1] = tb;
+                    const u32 tp = pad[0];
+                    pad[0] = pad[Slots - 1];
+                    pad[Slots - 1] = tp;
+#if HAS_VALUES
+                    const Value tv = v[0];
+                    v[0] = v[Slots - 1];
+                    v[Slots - 1] = tv;
+#endif
+                }
+            } else {
+#pragma unroll
+                for (int s = 0; s < Slots; ++s) {
+                    const u32 e = s * WARP_THREADS + lane;
+                    const Bits ob = sortlab::shfl_xor(b[s], (int)j);
+                    const u32 op = __shfl_xor_sync(SORTLAB_FULL_WARP, pad[s], (int)j);
+#if HAS_VALUES
+                    const Value ov = sortlab::shfl_xor(v[s], (int)j);
+#endif
+                    const bool up = (e & k) == 0;
+                    const bool lower = (e & j) == 0;
+                    const bool take = (lower == up) ? elem_less(ob, op, b[s], pad[s]) : elem_less(b[s], pad[s], ob, op);
+                    if (take) {
+                        b[s] = ob;
+                        pad[s] = op;
+#if HAS_VALUES
+                        v[s] = ov;
+#endif
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < Slots; ++s) {
+        const u32 e = s * WARP_THREADS + lane;
+        if (e < len) {
+            dst_k[start + e] = unrank(b[s], flip);
+#if HAS_VALUES
+            dst_v[start + e] = v[s];
+#endif
+        }
+    }
+}
+
+// classify_sort_small's lists: block (WARP_SORT_MAX < len <= SORT_TILE), large (longer, keys not
+// all equal), copy (all keys equal, must move to dst); 2 words (start, end) an entry.
+__device__ __forceinline__ void append(u64* list, u64* counter, u64 cap, u64 s0, u64 s1) {
+    const u64 at = atomicAdd((unsigned long long*)counter, 1ull);
+    if (at < cap) {
+        list[2 * at] = s0;
+        list[2 * at + 1] = s1;
+    }
+}
+
+// Entries per chunk of classify_sort_small: the chunk's small segments (at most WARP_SORT_MAX keys
+// each) are staged in CHUNK_STAGE_BYTES of shared memory.
+#define CHUNK_STAGE_BYTES 32768
+#define CHUNK_ENTRIES_RAW (CHUNK_STAGE_BYTES / (WARP_SORT_MAX * ((int)sizeof(Key) + (HAS_VALUES ? (int)sizeof(Value) : 0))))
+#define CHUNK_ENTRIES (CHUNK_ENTRIES_RAW < BLOCK_THREADS ? CHUNK_ENTRIES_RAW : BLOCK_THREADS)
+#define CHUNK_KEYS (CHUNK_ENTRIES * WARP_SORT_MAX)
+
+// The last t < ne with off[t] <= j: the small segment holding staged key j.
+__device__ __forceinline__ u32 staged_entry(const u32* off, u32 ne, u32 j) {
+    u32 lo = 0, hi = ne - 1;
+    while (lo < hi) {
+        const u32 mid = (lo + hi + 1) / 2;
+        if (off[mid] <= j) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+// Entries e < `entries` of `bounds` (entries + 1 words), segment e = [bounds[e], bounds[e + 1]),
+// in chunks of CHUNK_ENTRIES per block: segments of at most 64 keys are loaded into shared
+// memory (coalesced), sorted there by one warp each (a bitonic network over the lanes) and
+// stored to dst; the others are listed. claimed (may be null): after a bucket pass, an entry is
+// real iff claimed[e] equals its length (phantom entries claim nothing; empty ones are skipped
+// anyway). segs/seg_mm (may be null): the parent segments, to tell segments of equal keys.
+// in_place: src == dst (single keys and equal-key segments need no move).
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
+classify_sort_small(const u64* __restrict__ bounds, u64 entries, const Claim* __restrict__ claimed,
+                    const KEY_T* src_k, const Value* src_v, KEY_T* dst_k, Value* dst_v, Bits flip, u32 in_place,
+                    const u64* __restrict__ segs, u32 nsegs, const Bits* __restrict__ seg_mm, u64* block_list,
+                    u64* large_list, u64* copy_list, u64* list_counts, u64 block_cap, u64 large_cap, u64 copy_cap) {
+    typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scan_tmp;
+    __shared__ u64 seg_start[CHUNK_ENTRIES + 1];
+    __shared__ u32 key_off[CHUNK_ENTRIES];
+    __shared__ u32 key_len[CHUNK_ENTRIES];
+    __shared__ Key sk[CHUNK_KEYS];
+#if HAS_VALUES
+    __shared__ Value sv[CHUNK_KEYS];
+#else
+    Value* sv = nullptr;
+    (void)src_v;
+    (void)dst_v;
+#endif
+    const u32 tid = threadIdx.x;
+    const u32 warp = tid / WARP_THREADS;
+    const u64 chunks = (entries + CHUNK_ENTRIES - 1) / CHUNK_ENTRIES;
+    for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
+        const u64 e0 = c * CHUNK_ENTRIES;
+        const u32 ne = (u32)min((u64)CHUNK_ENTRIES, entries - e0);
+        if (tid <= ne) seg_start[tid] = bounds[e0 + tid];
+        __syncthreads();
+        u32 small = 0;
+        if (tid < ne) {
+            const u64 e = e0 + tid;
+            const u64 s0 = seg_start[tid], s1 = seg_start[tid + 1];
+            const u64 len = s1 - s0;
+            const bool real = len > 0 && (claimed == nullptr || (u64)claimed[e] == len);
+            if (real && len <= WARP_SORT_MAX) {
+                if (!(in_place && len == 1)) small = (u32)len;
+            } else if (real && len <= SORT_TILE) {
+                append(block_list, list_counts + 0, block_cap, s0, s1);
+            } else if (real) {
+                bool equal = false;
+                if (segs != nullptr && nsegs > 0) {
+                    // The parent: the last segment whose first entry is <= e.
+                    u32 lo = 0, hi = nsegs - 1;
+                    while (lo < hi) {
+                        const u32 mid = (lo + hi + 1) / 2;
+                        if (segs[3 * (u64)mid] <= e) lo = mid; else hi = mid - 1;
+                    }
+                    equal = (Bits)~seg_mm[2 * (u64)lo] == seg_mm[2 * (u64)lo + 1];
+                }
+                if (!equal) {
+                    append(large_list, list_counts + 1, large_cap, s0, s1);
+                } else if (!in_place) {
+                    append(copy_list, list_counts + 2, copy_cap, s0, s1);
+                }
+            }
+        }
+        u32 total;
+        const u32 off = Scan::exclusive_scan(small, 0u, sortlab::Sum(), total, scan_tmp);
+        if (tid < ne) {
+            key_off[tid] = off;
+            key_len[tid] = small;
+        }
+        __syncthreads();
+        for (u32 j = tid; j < total; j += BLOCK_THREADS) {
+            const u32 t = staged_entry(key_off, ne, j);
+            const u64 pos = seg_start[t] + (j - key_off[t]);
+            sk[j] = src_k[pos];
+#if HAS_VALUES
+            sv[j] = src_v[pos];
+#endif
+        }
+        __syncthreads();
+        for (u32 t = warp; t < ne; t += BLOCK_THREADS / WARP_THREADS) {
+            const u32 len = key_len[t];
+            if (len == 0) continue;
+            if (len <= WARP_THREADS) {
+                warp_sort<1>(sk, sv, sk, sv, key_off[t], len, flip);
+            } else {
+                warp_sort<2>(sk, sv, sk, sv, key_off[t], len, flip);
+            }
+        }
+        __syncthreads();
+        for (u32 j = tid; j < total; j += BLOCK_THREADS) {
+            const u32 t = staged_entry(key_off, ne, j);
+            const u64 pos = seg_start[t] + (j - key_off[t]);
+            dst_k[pos] = sk[j];
+#if HAS_VALUES
+            dst_v[pos] = sv[j];
+#endif
+        }
+        __syncthreads();
+    }
+}
+
+#if HAS_VALUES
+typedef Value SortValueT;
+#else
+typedef sortlab::NullValue SortValueT;
+#endif
+typedef sortlab::BlockRadixSort<Bits, SortValueT, SORT_THREADS, SORT_ITEMS, SORT_RADIX_BITS> BlockSortT;
+
+// One block per list entry: load the segment (at most SORT_TILE keys), find the bits that vary
+// (the block's min and max), radix-sort those, store.
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+sort_block_list(const u64* __restrict__ list, const u64* __restrict__ count, const KEY_T* src_k, const Value* src_v,
+                KEY_T* dst_k, Value* dst_v, Bits flip) {
+    typedef sortlab::BlockReduce<NegMinMax, SORT_THREADS> Reduce;
+    __shared__ union {
+        typename BlockSortT::TempStorage sort;
+        typename Reduce::TempStorage reduce;
+    } tmp;
+    __shared__ NegMinMax extremes;
+    const u64 entries = *count;
+    const u32 tid = threadIdx.x;
+    for (u64 idx = blockIdx.x; idx < entries; idx += gridDim.x) {
+        const u64 start = list[2 * idx];
+        const u32 len = (u32)(list[2 * idx + 1] - start);
+        Bits keys[SORT_ITEMS];
+#if HAS_VALUES
+        SortValueT vals[SORT_ITEMS];
+#endif
+        NegMinMax acc;
+        acc.nmin = 0;
+        acc.max = 0;
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 e = tid * SORT_ITEMS + k;
+            keys[k] = 0;
+#if HAS_VALUES
+            vals[k] = Value();
+#endif
+            if (e < len) {
+                keys[k] = rank_bits(src_k[start + e], flip);
+#if HAS_VALUES
+                vals[k] = src_v[start + e];
+#endif
+                const Bits nb = (Bits)~keys[k];
+                if (nb > acc.nmin) acc.nmin = nb;
+                if (keys[k] > acc.max) acc.max = keys[k];
+            }
+        }
+        const NegMinMax r = Reduce::reduce(acc, MaxBoth(), tmp.reduce);
+        if (tid == 0) extremes = r;
+        __syncthreads();
+        const Bits lo = (Bits)~extremes.nmin;
+        const Bits span = extremes.max - lo;
+        const int end_bit = span ? (int)bit_length(span) : 0;
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) keys[k] -= lo;
+#if HAS_VALUES
+        BlockSortT::sort(keys, vals, tmp.sort, len, 0, end_bit);
+#else
+        BlockSortT::sort(keys, tmp.sort, len, 0, end_bit);
+#endif
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 e = tid * SORT_ITEMS + k;
+            if (e < len) {
+                dst_k[start + e] = unrank(keys[k] + lo, flip);
+#if HAS_VALUES
+                dst_v[start + e] = vals[k];
+#endif
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// One block per list entry: dst[start, end) = src[start, end) (segments of equal keys).
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+copy_list(const u64* __restrict__ list, const u64* __restrict__ count, const KEY_T* __restrict__ src_k,
+          const Value* __restrict__ src_v, KEY_T* __restrict__ dst_k, Value* __restrict__ dst_v) {
+    const u64 entries = *count;
+    for (u64 idx = blockIdx.x; idx < entries; idx += gridDim.x) {
+        const u64 start = list[2 * idx], end = list[2 * idx + 1];
+        for (u64 p = start + threadIdx.x; p < end; p += SORT_THREADS) {
+            dst_k[p] = src_k[p];
+#if HAS_VALUES
+            dst_v[p] = src_v[p];
+#endif
+        }
+    }
+}
+
+// ---- Plain helpers for scratch memory (sub-ranges the runtime cannot memset or copy). ----
+
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) zero_words(u64* __restrict__ p, u64 words) {
+    const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
+    for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < words; i += stride) p[i] = 0;
+}
+
+// dst[0, n) = src[0, n), keys and (with HAS_VALUES) values.
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+copy_pairs(const KEY_T* __restrict__ src_k, const Value* __restrict__ src_v, KEY_T* __restrict__ dst_k,
+           Value* __restrict__ dst_v, u64 n) {
+    const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
+    for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < n; i += stride) {
+        dst_k[i] = src_k[i];
+#if HAS_VALUES
+        dst_v[i] = src_v[i];
+#endif
+    }
+}

@@ -1,0 +1,146 @@
+//! The kernel source and its modules: one per key type, value type, offset width and policy.
+
+use std::sync::Arc;
+
+use sortlab_primitives::{
+    Defines, Gpu, Kernel, KernelArgs, KernelSource, LaunchConfig, Module, Policy, Result, SortKey,
+};
+
+use crate::policy::ApproxPolicy;
+
+/// Every kernel of the approximate sort, its refinement and its quality report (`approx.cu`).
+pub const SOURCE: KernelSource = KernelSource::new("approx.cu", include_str!("approx.cu"));
+
+/// The defines of the module for keys `K`, values of CUDA type `value` (`None`: keys only),
+/// 32-bit shared offsets when `small_offsets` (every position below 2^32), under `policy`.
+pub fn module_defines<K: SortKey>(
+    value: Option<&str>,
+    small_offsets: bool,
+    policy: &ApproxPolicy,
+) -> Defines {
+    policy
+        .defines()
+        .set("KEY_T", K::CUDA_TYPE)
+        .set("HAS_VALUES", value.is_some() as u32)
+        .set("VALUE_T", value.unwrap_or("unsigned int"))
+        .set("SMALL_OFFSETS", small_offsets as u32)
+}
+
+/// Whether positions `0..n` fit the 32-bit shared offsets.
+pub(crate) fn small_offsets(n: usize) -> bool {
+    (n as u64) < u32::MAX as u64
+}
+
+/// A compiled module with its policy.
+pub(crate) struct Kernels {
+    pub(crate) gpu: Gpu,
+    pub(crate) module: Arc<Module>,
+    pub(crate) policy: ApproxPolicy,
+    /// SMALL_OFFSETS of the module.
+    pub(crate) small_offsets: bool,
+    /// Bytes of a key, and of a value (0 for keys only).
+    pub(crate) key_size: usize,
+    pub(crate) value_size: usize,
+}
+
+impl Kernels {
+    /// The module for keys `K` and values of `value` (CUDA type and size; `None` for keys
+    /// only), for `n` keys.
+    pub(crate) fn new<K: SortKey>(
+        gpu: &Gpu,
+        value: Option<(&str, usize)>,
+        n: usize,
+        policy: ApproxPolicy,
+    ) -> Result<Self> {
+        let small = small_offsets(n);
+        let defines = module_defines::<K>(value.map(|v| v.0), small, &policy);
+        Ok(Kernels {
+            gpu: gpu.clone(),
+            module: gpu.module(&SOURCE, &defines)?,
+            policy,
+            small_offsets: small,
+            key_size: K::SIZE,
+            value_size: value.map_or(0, |v| v.1),
+        })
+    }
+
+    pub(crate) fn kernel(&self, name: &str) -> Result<Kernel> {
+        self.module.kernel(name)
+    }
+
+    /// Dynamic shared memory of the staged scatter kernels over `bins` bins, with the block's
+    /// cursor per bin when `cursors` (the coarse pass): `stage_layout` of `approx.cu`.
+    pub(crate) fn staged_shared_bytes(&self, bins: usize, cursors: bool) -> usize {
+        let t = self.policy.tile_items();
+        let offset = if self.small_offsets { 4 } else { 8 };
+        let part = |bytes: usize| bytes.div_ceil(16) * 16;
+        part(t * offset)
+            + part(t * 4)
+            + part(t * 4)
+            + part(t * self.key_size)
+            + part(t * self.value_size)
+            + part(t * 2)
+            + part(bins.div_ceil(2) * 4)
+            + if cursors { bins * offset } else { 0 }
+    }
+
+    pub(crate) fn sms(&self) -> usize {
+        self.gpu.info().multiprocessors as usize
+    }
+
+    /// A grid-stride launch over `items` with `threads` threads a block and at most
+    /// `per_sm` blocks a multiprocessor.
+    pub(crate) fn grid(&self, items: usize, threads: u32, per_sm: u32) -> u32 {
+        let needed = items.div_ceil(threads as usize).max(1);
+        needed
+            .min(self.sms() * per_sm as usize)
+            .min(self.gpu.info().max_grid_x as usize) as u32
+    }
+
+    /// Launches `name` on `grid` blocks of `threads` with `shared` bytes of dynamic shared
+    /// memory.
+    ///
+    /// # Safety
+    /// As [`Kernel::launch`]: `args` must match the kernel's parameters and every pointer must
+    /// be valid for the accesses the kernel makes with them.
+    pub(crate) unsafe fn launch(
+        &self,
+        name: &str,
+        grid: u32,
+        threads: u32,
+        shared: usize,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        let k = self.kernel(name)?;
+        let cfg = LaunchConfig::linear(grid.max(1), threads).with_shared(shared as u32);
+        // SAFETY: forwarded to the caller.
+        unsafe { k.launch(cfg, args) }
+    }
+
+    /// Zeroes `words` u64 words at device address `addr` (a sub-range of a buffer).
+    pub(crate) fn zero_words(&self, addr: u64, words: usize) -> Result<()> {
+        if words == 0 {
+            return Ok(());
+        }
+        let p = &self.policy;
+        let mut args = KernelArgs::new();
+        args.push(addr).push(words as u64);
+        // SAFETY: `zero_words(u64*, u64)`; the caller's range holds `words` words.
+        unsafe {
+            self.launch(
+                "zero_words",
+                self.grid(words, p.reduce_threads, p.reduce_blocks_per_sm),
+                p.reduce_threads,
+                0,
+                &args,
+            )
+        }
+    }
+}
+
+/// The value type's CUDA name and size (`None` for keys only).
+pub(crate) fn value_type<V: sortlab_primitives::SortValue>(
+    with_values: bool,
+) -> Option<(&'static str, usize)> {
+    with_values.then_some((V::CUDA_TYPE, V::SIZE))
+}

@@ -1,0 +1,142 @@
+//! [`ApproxPolicy`]: tile sizes and thresholds of the approximate sort and its refinement.
+
+use sortlab_primitives::{Defines, Gpu, Policy};
+
+/// Launch policy and thresholds of `approx.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`,
+/// `BLOCKS_PER_SM`, `REDUCE_THREADS`, `REDUCE_UNROLL`, `SORT_THREADS`, `SORT_ITEMS`,
+/// `SORT_RADIX_BITS`; the other fields are host-side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ApproxPolicy {
+    /// Count and scatter kernels: threads per block (a power of two, 64 to 1024).
+    pub block_threads: u32,
+    /// Count and scatter kernels: keys per thread (a multiple of 4 for 4-byte keys, of 2 for
+    /// 8-byte keys); a tile is `block_threads * items_per_thread` keys, at most 65,535 (16-bit
+    /// counters).
+    pub items_per_thread: u32,
+    /// Count and scatter kernels: resident blocks per multiprocessor the persistent grid is
+    /// sized for (fewer when the interval counts take more shared memory); also the kernels'
+    /// launch bounds (registers for this many blocks).
+    pub blocks_per_sm: u32,
+    /// Up to this many intervals the scatter is one staged pass; beyond, a coarse pass into
+    /// about `sqrt(intervals)` bins, then a fine pass.
+    pub direct_max_intervals: usize,
+    /// The most coarse bins of the two-pass scatter.
+    pub coarse_max: usize,
+    /// Min-max and helper kernels: threads per block (a power of two).
+    pub reduce_threads: u32,
+    /// Min-max: 16-byte vector loads each thread keeps in flight.
+    pub reduce_unroll: u32,
+    /// Min-max and helper kernels: blocks per multiprocessor.
+    pub reduce_blocks_per_sm: u32,
+    /// Refine, block-sorted segments: threads per block (a power of two).
+    pub sort_threads: u32,
+    /// Refine, block-sorted segments: keys per thread. Segments of 65 to
+    /// `sort_threads * sort_items` keys are radix-sorted by one block.
+    pub sort_items: u32,
+    /// Refine, block-sorted segments: radix digit width (1 to 8).
+    pub sort_radix_bits: u32,
+    /// The most intervals the scatter counts in shared memory (a 16-bit counter each, when
+    /// they also fit the device's shared memory); more intervals take the global-atomic path.
+    /// The count kernel keeps a `u32` per interval, and uses global atomics past what fits.
+    pub shared_max_intervals: usize,
+    /// Refine: keys per sub-interval a bucket pass aims for (segments of at most 64 keys are
+    /// sorted by one warp, of at most `sort_threads * sort_items` by one block).
+    pub sub_target: usize,
+    /// Refine: the most sub-intervals one segment is split into in one bucket pass.
+    pub sub_max: usize,
+}
+
+/// Count/scatter tile: 4096 keys, 1024 threads × 4 keys when a key and its value take at most
+/// 8 bytes (512 × 4 otherwise, tiles of 2048: the staged tile lives in shared memory), 2 blocks
+/// per SM (32 registers a thread at 1024 threads). A tile's runs per bin are what makes the
+/// writes coalesced: 4096 keys over 100 coarse bins are runs of about 40 keys. Measured on an
+/// H100, 2^28 `u32` keys, 10,000 intervals (kernel time of the whole sort): a one-level
+/// scatter of unsorted tiles took 11.8 ms (the 4-byte writes to 10,000 places were the bound;
+/// the paper's scatter, without atomics, takes 20 ms); two staged passes 4.89 ms at 1024 × 4,
+/// 5.11 at 512 × 8, 5.24 at 1024 × 8 (1 block/SM), 5.45 at 512 × 4 (3 blocks/SM); pairs 6.34,
+/// 7.48, 7.69, 7.83.
+const BLOCK_THREADS_SMALL: u32 = 1024;
+const BLOCK_THREADS_LARGE: u32 = 512;
+const ITEMS_PER_THREAD: u32 = 4;
+const BLOCKS_PER_SM: u32 = 2;
+/// Up to 512 intervals, one staged pass (runs of 8 keys or more at 4096 keys a tile); more
+/// take two passes over about sqrt(intervals) coarse bins (at most 1024) each.
+const DIRECT_MAX_INTERVALS: usize = 512;
+const COARSE_MAX: usize = 1024;
+/// Min-max: as the primitives' fast reduce (256 threads, 4 vectors in flight, 8 blocks/SM).
+const REDUCE_THREADS: u32 = 256;
+const REDUCE_UNROLL: u32 = 4;
+const REDUCE_BLOCKS_PER_SM: u32 = 8;
+/// Refine block sort: 256 threads × 8 keys (2048), 6-bit digits (a segment of a bucket pass
+/// varies in few bits: 2 or 3 passes).
+const SORT_THREADS: u32 = 256;
+const SORT_ITEMS: u32 = 8;
+const SORT_RADIX_BITS: u32 = 6;
+/// The staged passes keep a 16-bit counter per interval in shared memory beside the staged
+/// tile, and the count pass a 32-bit count: whatever fits the device decides; this caps it.
+const SHARED_MAX_INTERVALS: usize = 1 << 17;
+/// Refine: 1536 keys per sub-interval (almost all at most 2048, a block's radix sort of the
+/// bits that vary), at most 4096 sub-intervals a segment per pass (16 KiB of counts). Measured
+/// on an H100, 2^28 `u32` keys after 10,000 intervals: 32 keys per sub-interval, sorted by warps,
+/// took 12.7 ms for the sorts alone (18.3 ms in all); 1536 takes 4.7 ms for the sorts (8.7 in
+/// all: bucket pass 3.8, planning 0.5 on the host).
+const SUB_TARGET: usize = 1536;
+const SUB_MAX: usize = 4096;
+
+impl ApproxPolicy {
+    /// The policy for keys of `key_size` bytes with values of `value_size` bytes (0 for keys
+    /// only) on a device of compute capability `cc` (the same on every architecture sortlab
+    /// supports, Volta and later, for now).
+    pub fn for_arch(key_size: usize, value_size: usize, _cc: (u32, u32)) -> Self {
+        ApproxPolicy {
+            block_threads: if key_size + value_size <= 8 {
+                BLOCK_THREADS_SMALL
+            } else {
+                BLOCK_THREADS_LARGE
+            },
+            items_per_thread: ITEMS_PER_THREAD,
+            blocks_per_sm: BLOCKS_PER_SM,
+            direct_max_intervals: DIRECT_MAX_INTERVALS,
+            coarse_max: COARSE_MAX,
+            reduce_threads: REDUCE_THREADS,
+            reduce_unroll: REDUCE_UNROLL,
+            reduce_blocks_per_sm: REDUCE_BLOCKS_PER_SM,
+            sort_threads: SORT_THREADS,
+            sort_items: SORT_ITEMS,
+            sort_radix_bits: SORT_RADIX_BITS,
+            shared_max_intervals: SHARED_MAX_INTERVALS,
+            sub_target: SUB_TARGET,
+            sub_max: SUB_MAX,
+        }
+    }
+
+    /// The policy for keys of `key_size` bytes and values of `value_size` bytes (0 for keys
+    /// only) on `gpu`.
+    pub fn for_device(gpu: &Gpu, key_size: usize, value_size: usize) -> Self {
+        Self::for_arch(key_size, value_size, gpu.info().compute_capability)
+    }
+
+    /// Keys per count/scatter tile.
+    pub fn tile_items(&self) -> usize {
+        self.block_threads as usize * self.items_per_thread as usize
+    }
+
+    /// Keys per block-sorted segment, at most.
+    pub fn sort_tile(&self) -> usize {
+        self.sort_threads as usize * self.sort_items as usize
+    }
+}
+
+impl Policy for ApproxPolicy {
+    fn defines(&self) -> Defines {
+        Defines::new()
+            .set("BLOCK_THREADS", self.block_threads)
+            .set("ITEMS_PER_THREAD", self.items_per_thread)
+            .set("BLOCKS_PER_SM", self.blocks_per_sm)
+            .set("REDUCE_THREADS", self.reduce_threads)
+            .set("REDUCE_UNROLL", self.reduce_unroll)
+            .set("SORT_THREADS", self.sort_threads)
+            .set("SORT_ITEMS", self.sort_items)
+            .set("SORT_RADIX_BITS", self.sort_radix_bits)
+    }
+}

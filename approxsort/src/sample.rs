@@ -1,0 +1,95 @@
+//! [`crate::Intervals::Sampled`]: the sample, sorted on the GPU, and its splitters.
+//!
+//! The definitions are the CPU twin's (`sortlab_cpu_reference::approx::{sample_len,
+//! sample_position, splitter_index}`), so both engines pick the same splitters: `s` =
+//! [`sample_len`] keys at hashed positions (every key when `s == n`), sorted in the requested
+//! order; splitter `j < intervals - 1` is the ranked bits of sample key `(j + 1) * s /
+//! intervals`; a key's interval is the number of splitters `<=` its ranked bits.
+
+use sortlab_primitives::{DeviceBuffer, KernelArgs, KeyBits, Result, SortKey};
+
+use crate::kernels::Kernels;
+use crate::options::ApproxOptions;
+use crate::refine::refine;
+use crate::sort::approx_sort;
+
+/// Sample keys drawn per interval (the oversampling factor).
+pub const SAMPLE_PER_INTERVAL: usize = 16;
+/// The largest sample.
+pub const MAX_SAMPLE: usize = 1 << 22;
+/// The seed of the sample positions (fixed: repeatable runs, and the CPU twin's positions).
+pub const SAMPLE_SEED: u64 = 0x5EED_A995_0127_2011;
+/// The increment between the hashed words of consecutive sample keys (the golden ratio, as
+/// SplitMix64's own stream).
+pub const SAMPLE_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Keys per interval when the sample itself is sorted (an approximate sort with equal widths,
+/// then [`refine`]): most intervals then hold at most 64 keys, a warp's sort.
+const SAMPLE_SORT_BUCKET: usize = 32;
+
+/// The sample size for `n` keys and `intervals` intervals:
+/// `min(n, intervals * SAMPLE_PER_INTERVAL, MAX_SAMPLE)`.
+pub fn sample_len(n: usize, intervals: usize) -> usize {
+    n.min(intervals.saturating_mul(SAMPLE_PER_INTERVAL))
+        .min(MAX_SAMPLE)
+}
+
+/// Writes the `opts.intervals - 1` splitters of `keys` (ranked bits) at device address `out`.
+pub(crate) fn build_splitters<K: SortKey>(
+    kern: &Kernels,
+    keys: &DeviceBuffer<K>,
+    opts: &ApproxOptions,
+    flip: K::Bits,
+    out: u64,
+) -> Result<()> {
+    let gpu = &kern.gpu;
+    let p = &kern.policy;
+    let n = keys.len();
+    let m = opts.intervals;
+    if m < 2 {
+        return Ok(());
+    }
+    let s = sample_len(n, m);
+    let mut sample = DeviceBuffer::<K>::alloc(gpu, s)?;
+    let mut args = KernelArgs::new();
+    args.ptr(keys.ptr())
+        .push(n as u64)
+        .push(s as u64)
+        .push(SAMPLE_SEED)
+        .push(SAMPLE_STEP)
+        .ptr(sample.ptr());
+    // SAFETY: `sample_gather(const KEY_T*, u64, u64, u64, u64, KEY_T*)`: positions are < n
+    // (every key when s >= n, else floor(h * n / 2^64)); writes sample[0..s).
+    unsafe {
+        kern.launch(
+            "sample_gather",
+            kern.grid(s, p.block_threads, 4),
+            p.block_threads,
+            0,
+            &args,
+        )?
+    };
+    let sort_opts = ApproxOptions {
+        intervals: (s / SAMPLE_SORT_BUCKET).max(1),
+        order: opts.order,
+        ..ApproxOptions::default()
+    };
+    let r = approx_sort(gpu, &mut sample, &sort_opts)?;
+    refine(gpu, &mut sample, &r)?;
+    let mut args = KernelArgs::new();
+    args.ptr(sample.ptr())
+        .push(s as u64)
+        .push(m as u32)
+        .push(flip.to_u64())
+        .push(out);
+    // SAFETY: `pick_splitters(const KEY_T*, u64, u32, Bits, Bits*)`: reads sample[< s], writes
+    // m - 1 words at `out` (the workspace holds m).
+    unsafe {
+        kern.launch(
+            "pick_splitters",
+            kern.grid(m - 1, p.block_threads, 4),
+            p.block_threads,
+            0,
+            &args,
+        )
+    }
+}

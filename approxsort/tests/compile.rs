@@ -1,0 +1,40 @@
+//! Kernel configurations compile with NVRTC without a warning (needs NVRTC, no GPU:
+//! `source scripts/nvrtc-env` first): `u32` keys alone and with `u32` values, `f64` keys alone
+//! and with `u64` values and 64-bit offsets (the other key types share these code paths). (The workspace's `nvrtc_compile` test compiles the
+//! default configuration for sm_80 and sm_90.) Each compile takes seconds (the block radix
+//! sort's templates), so the full matrix is not run here.
+
+use sortlab_approxsort::{module_defines, ApproxPolicy, SOURCE};
+use sortlab_primitives::runtime::compile;
+use sortlab_primitives::SortKey;
+
+fn compile_configs<K: SortKey>(configs: &[(Option<&str>, bool)]) {
+    let mut failures = Vec::new();
+    for &(value, small) in configs {
+        let value_size = match value {
+            Some("unsigned long long") => 8,
+            Some(_) => 4,
+            None => 0,
+        };
+        let policy = ApproxPolicy::for_arch(K::SIZE, value_size, (9, 0));
+        let d = module_defines::<K>(value, small, &policy);
+        match compile(&SOURCE, &d, "sm_90") {
+            Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
+            Ok(c) => failures.push(format!("{d:?} warnings:\n{}", c.log)),
+            Err(e) => failures.push(format!("{d:?}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+const SMALL: &[(Option<&str>, bool)] = &[(None, true), (Some("unsigned int"), true)];
+const WIDE: &[(Option<&str>, bool)] = &[(None, true), (Some("unsigned long long"), false)];
+
+#[test]
+fn compiles_u32() {
+    compile_configs::<u32>(SMALL);
+}
+#[test]
+fn compiles_f64() {
+    compile_configs::<f64>(WIDE);
+}

@@ -1,0 +1,507 @@
+//! GPU tests of `sortlab-approxsort` (ignored: run with `--include-ignored` on a CUDA machine):
+//! bad input and errors, every entry point (in place, into, with scratch, host slices), paper
+//! and fast variants against each other and the CPU twin, the global-atomic path, 64-bit
+//! offsets past 2^32 keys (`huge`, also needs `SORTLAB_HUGE=1`), and the benchmark
+//! (`bench`, prints kernel times; `SORTLAB_BENCH_MAX_LOG2` caps the sizes, default 28).
+//! The property suite over patterns and key types is `verify/tests/approx.rs`.
+
+use std::sync::OnceLock;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sortlab_approxsort::{
+    approx_sort, approx_sort_host, approx_sort_into, approx_sort_into_with_policy,
+    approx_sort_pairs, approx_sort_pairs_into, approx_sort_pairs_into_with_policy,
+    approx_sort_pairs_with_scratch, approx_sort_with_scratch, refine, refine_host, refine_pairs,
+    scratch_bytes, scratch_bytes_pairs, ApproxOptions, ApproxPath, ApproxPolicy, ApproxResult,
+    ApproxVariant, Intervals,
+};
+use sortlab_cpu_reference::approx as cpu;
+use sortlab_cpu_reference::check::{check_equal, check_interval_order, check_permutation};
+use sortlab_cpu_reference::sort::sort;
+use sortlab_primitives::{DeviceBuffer, Error, Gpu, GpuTimer, Order, SortKey};
+
+fn gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::new(0).expect("a CUDA device"))
+}
+
+fn random_u32(n: usize, seed: u64) -> Vec<u32> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| r.gen::<u32>() >> 1).collect()
+}
+
+fn cpu_opts(o: &ApproxOptions) -> cpu::ApproxOptions {
+    cpu::ApproxOptions {
+        intervals: o.intervals,
+        order: o.order,
+        variant: cpu::ApproxVariant::Fast,
+        boundaries: match o.boundaries {
+            Intervals::EqualWidth => cpu::Intervals::EqualWidth,
+            Intervals::Sampled => cpu::Intervals::Sampled,
+        },
+    }
+}
+
+/// The GPU output is a permutation in interval order with the CPU twin's boundaries.
+fn check_against_cpu<K: SortKey>(input: &[K], out: &[K], r: &ApproxResult, o: &ApproxOptions) {
+    let b = r.boundaries_host().unwrap();
+    check_permutation(input, out).unwrap();
+    check_interval_order(out, &b, o.order).unwrap();
+    let mut c = input.to_vec();
+    let cr = cpu::approx_sort(&mut c, &cpu_opts(o)).unwrap();
+    assert_eq!(
+        b, cr.boundaries,
+        "boundaries differ from the CPU twin ({o:?})"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn bad_input_is_an_error_and_leaves_data() {
+    let g = gpu();
+    let host = random_u32(1000, 1);
+    let mut d = DeviceBuffer::from_host(g, &host).unwrap();
+    let zero = ApproxOptions::new(0);
+    assert!(matches!(
+        approx_sort(g, &mut d, &zero),
+        Err(Error::InvalidArgument(_))
+    ));
+    let too_many = ApproxOptions::new(u32::MAX as usize + 1);
+    assert!(matches!(
+        approx_sort(g, &mut d, &too_many),
+        Err(Error::InvalidArgument(_))
+    ));
+    let mut v = DeviceBuffer::<u32>::zeroed(g, 999).unwrap();
+    assert!(matches!(
+        approx_sort_pairs(g, &mut d, &mut v, &ApproxOptions::default()),
+        Err(Error::InvalidArgument(_))
+    ));
+    let mut out = DeviceBuffer::<u32>::alloc(g, 10).unwrap();
+    assert!(approx_sort_into(g, &d, &mut out, &ApproxOptions::default()).is_err());
+    let mut small = DeviceBuffer::<u8>::alloc(g, 16).unwrap();
+    assert!(matches!(
+        approx_sort_with_scratch(g, &mut d, &ApproxOptions::default(), &mut small),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(d.to_host().unwrap(), host, "keys changed by a failed call");
+    // refine with a result of another length, and malformed host boundaries.
+    let r = approx_sort(g, &mut d, &ApproxOptions::new(4)).unwrap();
+    let mut other = DeviceBuffer::from_host(g, &host[..10]).unwrap();
+    assert!(refine(g, &mut other, &r).is_err());
+    assert!(ApproxResult::from_host(g, &[0, 5, 3, 10], 10, Order::Ascending).is_err());
+    assert!(ApproxResult::from_host(g, &[0], 0, Order::Ascending).is_err());
+    let mut k = host[..10].to_vec();
+    assert!(refine_host(g, &mut k, &[0, 4, 11], Order::Ascending).is_err());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn edge_cases() {
+    let g = gpu();
+    for variant in ApproxVariant::ALL {
+        for boundaries in Intervals::ALL {
+            for order in [Order::Ascending, Order::Descending] {
+                let o = |m| ApproxOptions {
+                    intervals: m,
+                    order,
+                    variant,
+                    boundaries,
+                };
+                // n = 0: boundaries all zero.
+                let mut e = DeviceBuffer::<f32>::alloc(g, 0).unwrap();
+                let r = approx_sort(g, &mut e, &o(5)).unwrap();
+                assert_eq!(r.boundaries_host().unwrap(), vec![0; 6]);
+                assert_eq!(r.path(), ApproxPath::Empty);
+                refine(g, &mut e, &r).unwrap();
+                // n = 1, all equal, one interval, more intervals than keys, NaN and infinities.
+                let specials = vec![
+                    1.0f64,
+                    f64::NAN,
+                    -0.0,
+                    0.0,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    -f64::NAN,
+                    f64::MIN_POSITIVE / 4.0,
+                    f64::MAX,
+                    f64::MIN,
+                ];
+                let inputs: Vec<Vec<f64>> = vec![
+                    vec![3.0],
+                    vec![-2.5; 5000],
+                    specials.clone(),
+                    specials.iter().cycle().take(7001).copied().collect(),
+                ];
+                for input in &inputs {
+                    for m in [1, 2, 3, input.len() + 7, 40_000] {
+                        let opts = o(m);
+                        let mut k = input.clone();
+                        let b = approx_sort_host(g, &mut k, &opts).unwrap();
+                        let mut d = DeviceBuffer::from_host(g, input).unwrap();
+                        let r = approx_sort(g, &mut d, &opts).unwrap();
+                        assert_eq!(r.boundaries_host().unwrap(), b);
+                        check_against_cpu(input, &d.to_host().unwrap(), &r, &opts);
+                        refine(g, &mut d, &r).unwrap();
+                        let mut want = input.clone();
+                        sort(&mut want, order);
+                        check_equal(&want, &d.to_host().unwrap()).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn entry_points_agree() {
+    let g = gpu();
+    for n in [1usize, 777, 6143, 6144, 6145, 100_003] {
+        let host = random_u32(n, n as u64);
+        let vals: Vec<u64> = (0..n as u64).collect();
+        for intervals in [1, 100, 10_000, 40_000] {
+            for boundaries in Intervals::ALL {
+                let o = ApproxOptions {
+                    intervals,
+                    boundaries,
+                    order: if n % 2 == 0 {
+                        Order::Ascending
+                    } else {
+                        Order::Descending
+                    },
+                    ..Default::default()
+                };
+                let input = DeviceBuffer::from_host(g, &host).unwrap();
+                let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+                let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
+                assert_eq!(input.to_host().unwrap(), host, "input modified");
+                let want_path =
+                    if intervals <= ApproxPolicy::for_device(g, 4, 0).direct_max_intervals {
+                        ApproxPath::SharedCounts
+                    } else {
+                        ApproxPath::TwoPass
+                    };
+                assert_eq!(r.path(), want_path);
+                let out_h = out.to_host().unwrap();
+                check_against_cpu(&host, &out_h, &r, &o);
+                let b = r.boundaries_host().unwrap();
+                // With scratch.
+                let mut d = DeviceBuffer::from_host(g, &host).unwrap();
+                let mut scratch =
+                    DeviceBuffer::<u8>::alloc(g, scratch_bytes::<u32>(n, &o).unwrap()).unwrap();
+                let rs = approx_sort_with_scratch(g, &mut d, &o, &mut scratch).unwrap();
+                assert_eq!(rs.boundaries_host().unwrap(), b);
+                check_against_cpu(&host, &d.to_host().unwrap(), &rs, &o);
+                // Pairs into and with scratch (8-byte values).
+                let vin = DeviceBuffer::from_host(g, &vals).unwrap();
+                let mut kout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+                let mut vout = DeviceBuffer::<u64>::alloc(g, n).unwrap();
+                let rp = approx_sort_pairs_into(g, &input, &vin, &mut kout, &mut vout, &o).unwrap();
+                assert_eq!(rp.boundaries_host().unwrap(), b);
+                let (kh, vh) = (kout.to_host().unwrap(), vout.to_host().unwrap());
+                for (p, (&k, &v)) in kh.iter().zip(&vh).enumerate() {
+                    assert_eq!(host[v as usize], k, "value at {p}");
+                }
+                check_against_cpu(&host, &kh, &rp, &o);
+                let mut dk = DeviceBuffer::from_host(g, &host).unwrap();
+                let mut dv = DeviceBuffer::from_host(g, &vals).unwrap();
+                let need = scratch_bytes_pairs::<u32, u64>(n, &o).unwrap();
+                let mut scratch = DeviceBuffer::<u8>::alloc(g, need).unwrap();
+                let rps =
+                    approx_sort_pairs_with_scratch(g, &mut dk, &mut dv, &o, &mut scratch).unwrap();
+                assert_eq!(rps.boundaries_host().unwrap(), b);
+                let (kh, vh) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                for (&k, &v) in kh.iter().zip(&vh) {
+                    assert_eq!(host[v as usize], k);
+                }
+                // Paper variant: the same boundaries.
+                let po = ApproxOptions {
+                    variant: ApproxVariant::Paper,
+                    ..o
+                };
+                let mut d = DeviceBuffer::from_host(g, &host).unwrap();
+                let rpp = approx_sort(g, &mut d, &po).unwrap();
+                assert_eq!(rpp.path(), ApproxPath::Paper);
+                assert_eq!(rpp.boundaries_host().unwrap(), b);
+                check_against_cpu(&host, &d.to_host().unwrap(), &rpp, &po);
+                // Refine pairs: fully sorted, values with their keys.
+                refine_pairs(g, &mut dk, &mut dv, &rps).unwrap();
+                let (kh, vh) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                let mut want = host.clone();
+                sort(&mut want, o.order);
+                assert_eq!(kh, want);
+                for (&k, &v) in kh.iter().zip(&vh) {
+                    assert_eq!(host[v as usize], k);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device (and SORTLAB_HUGE=1: 2^32 + 3 keys, about 40 GB of device memory)"]
+fn huge() {
+    if std::env::var_os("SORTLAB_HUGE").is_none_or(|v| v != "1") {
+        eprintln!("huge: skipped; set SORTLAB_HUGE=1 to run");
+        return;
+    }
+    let g = gpu();
+    let n = (1usize << 32) + 3;
+    // Keys: a cheap hash of the index, so the input needs no 16 GB host array.
+    let host: Vec<u32> = (0..n as u64)
+        .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33) as u32)
+        .collect();
+    let o = ApproxOptions::new(10_000);
+    let input = DeviceBuffer::from_host(g, &host).unwrap();
+    let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+    let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
+    drop(input);
+    let b = r.boundaries_host().unwrap();
+    assert_eq!(b[o.intervals], n);
+    let out_h = out.to_host().unwrap();
+    check_interval_order(&out_h, &b, Order::Ascending).unwrap();
+    let map = cpu::IntervalMap::for_keys(&host, &cpu_opts(&o))
+        .unwrap()
+        .unwrap();
+    let mut counts = vec![0usize; o.intervals];
+    for &k in &host {
+        counts[map.interval(k)] += 1;
+    }
+    for (i, w) in b.windows(2).enumerate() {
+        assert_eq!(w[1] - w[0], counts[i], "interval {i}");
+    }
+}
+
+/// Median of the kernel time (CUDA events around the call) of `f(true)` over `reps` runs after
+/// two warm-ups; `f(false)` (the preparation) runs untimed before each.
+fn time_ms(reps: usize, mut f: impl FnMut(bool)) -> f64 {
+    let g = gpu();
+    let t = GpuTimer::new(g).unwrap();
+    for _ in 0..2 {
+        f(false);
+        f(true);
+    }
+    let mut v: Vec<f64> = (0..reps)
+        .map(|_| {
+            f(false);
+            g.synchronize().unwrap();
+            t.start().unwrap();
+            f(true);
+            t.stop().unwrap()
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+#[ignore = "needs a CUDA device (benchmark: prints kernel times)"]
+fn bench() {
+    let g = gpu();
+    let max_log2: u32 = std::env::var("SORTLAB_BENCH_MAX_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(28);
+    println!("device: {}", g.info().name);
+    let reps = 10;
+    for log2 in [20u32, 24, 28].into_iter().filter(|&l| l <= max_log2) {
+        let n = 1usize << log2;
+        let host = random_u32(n, 42);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let input = DeviceBuffer::from_host(g, &host).unwrap();
+        let vin = DeviceBuffer::from_host(g, &vals).unwrap();
+        let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let mut copy = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let gb = (n * 4) as f64 / 1e9;
+        let ms = time_ms(reps, |run| {
+            if run {
+                copy.copy_from_device(&input).unwrap()
+            }
+        });
+        println!(
+            "n=2^{log2} copy u32: {ms:.4} ms ({:.2} TB/s read+write)",
+            2.0 * gb / ms
+        );
+        let row = |what: &str, ms: f64| {
+            println!(
+                "n=2^{log2} {what}: {ms:.4} ms, {:.2} Gkeys/s",
+                n as f64 / ms / 1e6
+            )
+        };
+        for (name, o) in [
+            ("fast equal-width m=10000", ApproxOptions::new(10_000)),
+            ("fast equal-width m=1000", ApproxOptions::new(1000)),
+            ("fast equal-width m=100", ApproxOptions::new(100)),
+            (
+                "fast equal-width m=90000 (global)",
+                ApproxOptions::new(90_000),
+            ),
+            ("fast equal-width m=40000", ApproxOptions::new(40_000)),
+            (
+                "fast sampled m=10000",
+                ApproxOptions {
+                    boundaries: Intervals::Sampled,
+                    ..ApproxOptions::new(10_000)
+                },
+            ),
+            (
+                "paper equal-width m=10000",
+                ApproxOptions {
+                    variant: ApproxVariant::Paper,
+                    ..ApproxOptions::new(10_000)
+                },
+            ),
+        ] {
+            let ms = time_ms(reps, |run| {
+                if run {
+                    approx_sort_into(g, &input, &mut out, &o).unwrap();
+                }
+            });
+            row(&format!("approx keys into, {name}"), ms);
+            let ms = time_ms(reps, |run| {
+                if run {
+                    approx_sort_pairs_into(g, &input, &vin, &mut out, &mut vout, &o).unwrap();
+                }
+            });
+            row(&format!("approx pairs into, {name}"), ms);
+        }
+        let o = ApproxOptions::new(10_000);
+        // In place (allocates the output and swaps).
+        let mut d = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let ms = time_ms(reps, |run| {
+            if run {
+                approx_sort(g, &mut d, &o).unwrap();
+            } else {
+                d.copy_from_device(&input).unwrap();
+            }
+        });
+        row("approx keys in place, fast m=10000", ms);
+        // Refine alone, and approx + refine (a full sort).
+        let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
+        let q = r.quality(&out).unwrap();
+        println!("n=2^{log2} quality m=10000: {q:?}");
+        let ms = time_ms(reps, |run| {
+            if run {
+                refine(g, &mut d, &r).unwrap();
+            } else {
+                d.copy_from_device(&out).unwrap();
+            }
+        });
+        row("refine keys after m=10000", ms);
+        let mut dv = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let rp = approx_sort_pairs_into(g, &input, &vin, &mut out, &mut vout, &o).unwrap();
+        let ms = time_ms(reps, |run| {
+            if run {
+                refine_pairs(g, &mut d, &mut dv, &rp).unwrap();
+            } else {
+                d.copy_from_device(&out).unwrap();
+                dv.copy_from_device(&vout).unwrap();
+            }
+        });
+        row("refine pairs after m=10000", ms);
+        let ms = time_ms(reps, |run| {
+            if run {
+                let r = approx_sort(g, &mut d, &o).unwrap();
+                refine(g, &mut d, &r).unwrap();
+            } else {
+                d.copy_from_device(&input).unwrap();
+            }
+        });
+        row("full sort keys (approx m=10000 + refine)", ms);
+        if log2 == 28 {
+            // Scatter tile policies (keys into, m = 10000).
+            for (bt, items, bps) in [(1024, 4, 2), (512, 8, 2), (1024, 8, 1), (512, 4, 3)] {
+                let p = ApproxPolicy {
+                    block_threads: bt,
+                    items_per_thread: items,
+                    blocks_per_sm: bps,
+                    ..ApproxPolicy::for_device(g, 4, 4)
+                };
+                let pk = ApproxPolicy {
+                    block_threads: bt,
+                    items_per_thread: items,
+                    blocks_per_sm: bps,
+                    ..ApproxPolicy::for_device(g, 4, 0)
+                };
+                let ms = time_ms(reps, |run| {
+                    if run {
+                        approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
+                    }
+                });
+                row(
+                    &format!("approx keys into, policy {bt}x{items} {bps}/SM"),
+                    ms,
+                );
+                let ms = time_ms(reps, |run| {
+                    if run {
+                        approx_sort_pairs_into_with_policy(
+                            g, &input, &vin, &mut out, &mut vout, &o, p,
+                        )
+                        .unwrap();
+                    }
+                });
+                row(
+                    &format!("approx pairs into, policy {bt}x{items} {bps}/SM"),
+                    ms,
+                );
+            }
+        }
+        // Correctness of what was timed.
+        let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
+        check_against_cpu(&host, &out.to_host().unwrap(), &r, &o);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device (diagnostic: run with SORTLAB_APPROX_PHASES=1 --nocapture)"]
+fn phases() {
+    let g = gpu();
+    let log2: u32 = std::env::var("SORTLAB_BENCH_MAX_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(28);
+    let n = 1usize << log2;
+    let host = random_u32(n, 42);
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let input = DeviceBuffer::from_host(g, &host).unwrap();
+    let vin = DeviceBuffer::from_host(g, &vals).unwrap();
+    let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+    let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+    for (name, o) in [
+        ("fast m=10000", ApproxOptions::new(10_000)),
+        ("fast m=1000", ApproxOptions::new(1000)),
+        ("fast m=90000", ApproxOptions::new(90_000)),
+        ("fast m=300000", ApproxOptions::new(300_000)),
+        (
+            "sampled m=10000",
+            ApproxOptions {
+                boundaries: Intervals::Sampled,
+                ..ApproxOptions::new(10_000)
+            },
+        ),
+        (
+            "paper m=10000",
+            ApproxOptions {
+                variant: ApproxVariant::Paper,
+                ..ApproxOptions::new(10_000)
+            },
+        ),
+    ] {
+        for rep in 0..2 {
+            eprintln!("--- keys {name} (run {rep})");
+            approx_sort_into(g, &input, &mut out, &o).unwrap();
+        }
+        eprintln!("--- pairs {name}");
+        approx_sort_pairs_into(g, &input, &vin, &mut out, &mut vout, &o).unwrap();
+    }
+    let o = ApproxOptions::new(10_000);
+    let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
+    for rep in 0..2 {
+        let mut d = out.try_clone().unwrap();
+        eprintln!("--- refine keys (run {rep})");
+        let s = refine(g, &mut d, &r).unwrap();
+        eprintln!("    {s:?}");
+    }
+}

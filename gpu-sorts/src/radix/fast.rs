@@ -1,0 +1,280 @@
+//! [`RadixVariant::Fast`](super::RadixVariant::Fast): the onesweep launcher (`onesweep.cu`) and
+//! the one-block sort of small inputs (`small.cu`).
+
+use sortlab_primitives::{Error, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
+
+use super::job::{self, Addrs, Carver, Job};
+use super::policy::FastPolicy;
+
+/// The onesweep kernels.
+pub const ONESWEEP_SOURCE: KernelSource =
+    KernelSource::new("onesweep.cu", include_str!("onesweep.cu"));
+/// The one-block sort.
+pub const SMALL_SOURCE: KernelSource = KernelSource::new("small.cu", include_str!("small.cu"));
+
+/// Where the onesweep sort keeps its state in scratch (byte offsets), and its shape.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    /// Passes of `radix_bits` (the last one may be narrower).
+    pub passes: u32,
+    /// Portions (one pass launch each per pass).
+    pub portions: u64,
+    /// Keys per portion (a whole number of tiles).
+    pub portion_len: u64,
+    /// Tiles of the largest portion.
+    pub max_tiles: u64,
+    pub spare_keys: usize,
+    pub spare_values: usize,
+    /// Start of the zeroed words: histograms [portions][passes][digits], tile counters
+    /// [passes * portions], status buffer 0 [max_tiles][digits].
+    pub zero: usize,
+    pub zero_words: u64,
+    pub hist: usize,
+    pub counters: usize,
+    pub status0: usize,
+    pub status1: usize,
+    /// Digit offsets [passes][portions][digits] (u64): portion 0's from the plan, portion
+    /// q + 1's from the last tile of portion q.
+    pub base: usize,
+    /// The pass plan [passes + 1] (u32).
+    pub plan: usize,
+    /// Scratch bytes needed.
+    pub total: usize,
+}
+
+impl Layout {
+    /// `None`: the one-block sort runs, with no scratch.
+    pub fn new(job: &Job, policy: &FastPolicy) -> Option<Layout> {
+        if job.n <= policy.small_max() {
+            return None;
+        }
+        let n = job.n as u64;
+        let tile = policy.tile_items() as u64;
+        let passes = (job.end - job.begin).div_ceil(policy.radix_bits);
+        let portion_len = policy.tiles_per_portion() * tile;
+        let portions = n.div_ceil(portion_len);
+        let max_tiles = n.min(portion_len).div_ceil(tile);
+        let digits = policy.digits() as u64;
+        let mut c = Carver::default();
+        let spare_keys = c.take(job.n * job.key.size);
+        let spare_values = c.take(job.n * job.value_size());
+        let hist_words = portions * passes as u64 * digits;
+        let counter_words = passes as u64 * portions;
+        let status_words = max_tiles * digits;
+        let zero_words = hist_words + counter_words + status_words;
+        let zero = c.take(zero_words as usize * 4);
+        let status1 = c.take(status_words as usize * 4);
+        let base = c.take((passes as u64 * portions * digits) as usize * 8);
+        let plan = c.take((passes as usize + 1) * 4);
+        Some(Layout {
+            passes,
+            portions,
+            portion_len,
+            max_tiles,
+            spare_keys,
+            spare_values,
+            zero,
+            zero_words,
+            hist: zero,
+            counters: zero + hist_words as usize * 4,
+            status0: zero + (hist_words + counter_words) as usize * 4,
+            status1,
+            base,
+            plan,
+            total: c.total(),
+        })
+    }
+}
+
+/// Scratch bytes of `job` under `policy`.
+pub(crate) fn scratch_bytes(job: &Job, policy: &FastPolicy) -> usize {
+    Layout::new(job, policy).map_or(0, |l| l.total)
+}
+
+/// Sorts `job` (n >= 2, a non-empty bit range) in place.
+pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
+    policy.validate()?;
+    let Some(l) = Layout::new(job, policy) else {
+        return small(gpu, job, policy, at);
+    };
+    let key = &job.key;
+    let vsize = job.value_size();
+    let digits = policy.digits() as u64;
+    let module = gpu.module(
+        &ONESWEEP_SOURCE,
+        &job.word_defines().extend(&policy.pass_defines()),
+    )?;
+    let util = job::util_module(gpu)?;
+    let histogram = module.kernel("onesweep_histogram")?;
+    let plan_kernel = module.kernel("onesweep_plan")?;
+    let pass_kernel = module.kernel("onesweep_pass")?;
+    let scratch = |offset: usize| at.scratch + offset as u64;
+
+    // Every launch's limits are checked before the first one, so that an error leaves the
+    // caller's data as it was (the pass launches are the only ones that write it).
+    let smem = policy.pass_shared_bytes(key.size, vsize);
+    let pass_cfg = |tiles: u64| {
+        LaunchConfig::linear(job::grid(gpu, tiles), policy.block_threads).with_shared(smem as u32)
+    };
+    if l.max_tiles > gpu.info().max_grid_x as u64 {
+        return Err(Error::Unsupported(format!(
+            "{} tiles per portion exceed the grid limit",
+            l.max_tiles
+        )));
+    }
+    pass_kernel.check(&pass_cfg(l.max_tiles))?;
+    let hist_smem = (l.passes as u64 * digits * 4) as u32;
+    let hist_chunk = policy.hist_threads as u64 * policy.hist_items as u64;
+    let hist_resident = gpu.info().multiprocessors as u64 * policy.hist_blocks_per_sm as u64;
+    let hist_cfg = |len: u64| {
+        LaunchConfig::linear(
+            job::grid(gpu, len.div_ceil(hist_chunk).min(hist_resident)),
+            policy.hist_threads,
+        )
+        .with_shared(hist_smem)
+    };
+    histogram.check(&hist_cfg(l.portion_len))?;
+    let plan_cfg = LaunchConfig::linear(1, policy.plan_threads);
+    plan_kernel.check(&plan_cfg)?;
+
+    let n = job.n as u64;
+    let portion = |q: u64| {
+        let start = q * l.portion_len;
+        (start, l.portion_len.min(n - start))
+    };
+
+    job::zero_words(gpu, &util, scratch(l.zero), l.zero_words)?;
+
+    for q in 0..l.portions {
+        let (start, len) = portion(q);
+        let mut args = KernelArgs::new();
+        args.push(at.keys)
+            .push(start)
+            .push(len)
+            .push(scratch(l.hist) + q * l.passes as u64 * digits * 4)
+            .push(l.passes)
+            .push(job.begin)
+            .push(job.end);
+        key.push(&mut args, key.neg);
+        key.push(&mut args, key.pos);
+        // SAFETY: arguments match `onesweep_histogram(const Key*, u64, u64, u32*, u32, u32, u32,
+        // Key, Key)`; keys hold n >= start + len words; the portion's counters are
+        // passes * digits zeroed words of scratch; dynamic shared memory holds as many.
+        unsafe { histogram.launch(hist_cfg(len), &args)? };
+    }
+
+    let mut args = KernelArgs::new();
+    args.push(scratch(l.hist))
+        .push(scratch(l.base))
+        .push(scratch(l.plan))
+        .push(l.passes)
+        .push(l.portions as u32)
+        .push(n);
+    // SAFETY: arguments match `onesweep_plan(const u32*, u64*, u32*, u32, u32, u64)`; the
+    // histograms, offsets and plan are scratch regions of the sizes the layout gives.
+    unsafe { plan_kernel.launch(plan_cfg, &args)? };
+
+    let spare_values = if vsize > 0 {
+        scratch(l.spare_values)
+    } else {
+        0
+    };
+    for p in 0..l.passes {
+        let shift = job.begin + p * policy.radix_bits;
+        let width = policy.radix_bits.min(job.end - shift);
+        for q in 0..l.portions {
+            let launch = p as u64 * l.portions + q;
+            let (start, len) = portion(q);
+            let tiles = len.div_ceil(policy.tile_items() as u64);
+            let (status, status_next) = if launch % 2 == 0 {
+                (l.status0, l.status1)
+            } else {
+                (l.status1, l.status0)
+            };
+            let mut args = KernelArgs::new();
+            args.push(at.keys)
+                .push(scratch(l.spare_keys))
+                .push(at.values)
+                .push(spare_values)
+                .push(start)
+                .push(len)
+                .push(tiles as u32)
+                .push(shift)
+                .push(width);
+            key.push(&mut args, key.neg);
+            key.push(&mut args, key.pos);
+            let base = scratch(l.base) + (p as u64 * l.portions + q) * digits * 8;
+            let next_base = if q + 1 < l.portions {
+                base + digits * 8
+            } else {
+                0
+            };
+            args.push(base)
+                .push(next_base)
+                .push(scratch(status))
+                .push(scratch(status_next))
+                .push(l.max_tiles as u32)
+                .push(scratch(l.counters) + launch * 4)
+                .push(scratch(l.plan))
+                .push(p)
+                .push(smem as u32);
+            // SAFETY: arguments match `onesweep_pass(Key*, Key*, Value*, Value*, u64, u64, u32,
+            // u32, u32, Key, Key, const u64*, u64*, u32*, u32*, u32, u32*, const u32*, u32,
+            // u32)`; base and next_base are digit-offset rows of scratch (next_base null for the
+            // last portion). The
+            // caller's keys (values) and the spare buffers hold n words each (values null for
+            // keys only, never read then); the portion lies within n; `tiles` blocks each take
+            // one tile through the zeroed counter, in order, so look-back only waits on running
+            // blocks; the status buffers hold max_tiles * digits words, the current one zeroed
+            // by the previous launch (or the zeroing above); the plan was written by
+            // onesweep_plan; the dynamic shared memory is the kernel's SMEM_BYTES (checked in
+            // the kernel).
+            unsafe { pass_kernel.launch(pass_cfg(tiles), &args)? };
+        }
+    }
+
+    let plan_end = Some((scratch(l.plan) + l.passes as u64 * 4, 2));
+    let key_words = n * key.size as u64 / 4;
+    job::copy_words(
+        gpu,
+        &util,
+        scratch(l.spare_keys),
+        at.keys,
+        key_words,
+        plan_end,
+    )?;
+    if vsize > 0 {
+        job::copy_words(
+            gpu,
+            &util,
+            spare_values,
+            at.values,
+            n * vsize as u64 / 4,
+            plan_end,
+        )?;
+    }
+    Ok(())
+}
+
+/// The one-block sort: n <= policy.small_max().
+fn small(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
+    let module = gpu.module(
+        &SMALL_SOURCE,
+        &job.word_defines().extend(&policy.small_defines()),
+    )?;
+    let kernel = module.kernel("radix_small")?;
+    let key = &job.key;
+    let mut args = KernelArgs::new();
+    args.push(at.keys)
+        .push(at.values)
+        .push(job.n as u32)
+        .push(job.begin)
+        .push(job.end);
+    for m in [key.neg, key.pos, key.inv_hi, key.inv_lo] {
+        key.push(&mut args, m);
+    }
+    // SAFETY: arguments match `radix_small(Key*, Value*, u32, u32, u32, Key, Key, Key, Key)`;
+    // keys (and values, or null for keys only) hold n <= SMALL_THREADS * SMALL_ITEMS words;
+    // the block reads all of them before it writes any.
+    unsafe { kernel.launch(LaunchConfig::linear(1, policy.small_threads), &args) }
+}

@@ -1,0 +1,515 @@
+// onesweep.cu: RadixVariant::Fast, an LSD radix sort in the manner of Onesweep (Adinets and
+// Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022): one
+// histogram pass counts the digits of every pass at once, then each pass ranks and scatters its
+// tiles in a single kernel, finding each tile's global digit offsets by decoupled look-back.
+//
+// Keys are moved as raw words (KEY_WORD); the sort order comes from the two masks `neg` and
+// `pos`: ordered = raw ^ (top bit of raw ? neg : pos). They fold in the key type's
+// order-preserving map (sortlab/thread/key_bits.cuh, DESIGN.md §3) and, complemented, the
+// descending order, so one module serves every key type and both orders of one width.
+//
+// Defines:
+//   KEY_WORD           unsigned int or unsigned long long: the key's raw word
+//   VALUE_WORD         the value's raw word (unsigned int or unsigned long long)
+//   PAIRS              1: values travel with the keys; 0: keys only (value pointers unused)
+//   BLOCK_THREADS      threads per block of the pass kernel (a multiple of 32)
+//   ITEMS_PER_THREAD   keys per thread of the pass kernel: a tile is BLOCK_THREADS * this
+//   MIN_BLOCKS         the pass kernel's __launch_bounds__ minimum of resident blocks per SM
+//   RADIX_BITS         digit width, 1 to 11 (RADIX_DIGITS = 2^RADIX_BITS)
+//   MATCH_ALGO         how a warp finds its lanes with equal digits: 0 __match_any_sync,
+//                      1 RADIX_BITS ballots, 2 atomicOr of lane bits into per-warp digit masks
+//                      in shared memory (one atomic, one load)
+//   HIST_THREADS       threads per block of the histogram kernel
+//   HIST_ITEMS         keys per thread of the histogram kernel
+//   PLAN_THREADS       threads of the (one-block) plan kernel
+//   LOOKBACK_WINDOW    predecessor tiles whose status a look-back reads at once
+//
+// Launch order (one stream; the host code in fast.rs):
+//   1. radix_zero_words (util.cu) over the histograms, the tile counters and status buffer 0;
+//   2. onesweep_histogram once per portion;
+//   3. onesweep_plan (one block): global digit offsets of every (pass, portion), and the pass
+//      plan (which passes are trivial, which buffer each pass reads);
+//   4. onesweep_pass for every pass and, inside a pass, every portion, in order;
+//   5. radix_copy_words (util.cu) if the plan says the data ended in the spare buffer.
+//
+// Portions: tile status words hold a 30-bit count, so the input is cut into portions of fewer
+// than 2^30 keys, each ranked by its own launch with its own tile counter. The plan gives the
+// first portion its digit offsets; each portion's last tile gives the next portion its own.
+//
+// Tile status: status[tile * RADIX_DIGITS + digit] is a 32-bit word, flag in bits 30-31 (0: not
+// yet published, 1: the tile's own count of the digit, 2: the inclusive count over this and
+// every earlier tile of the portion) and the count in bits 0-29: one single-copy-atomic store
+// publishes flag and count together. Launch L uses status buffer L % 2 and zeroes buffer
+// (L + 1) % 2 for launch L + 1 (launch L - 1, its last user, has finished by stream order).
+#include "sortlab/block/block_scan.cuh"
+
+#ifndef KEY_WORD
+#define KEY_WORD unsigned int
+#endif
+#ifndef VALUE_WORD
+#define VALUE_WORD unsigned int
+#endif
+#ifndef PAIRS
+#define PAIRS 0
+#endif
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 384
+#endif
+#ifndef ITEMS_PER_THREAD
+#define ITEMS_PER_THREAD 18
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 2
+#endif
+#ifndef RADIX_BITS
+#define RADIX_BITS 8
+#endif
+#ifndef MATCH_ALGO
+#define MATCH_ALGO 2
+#endif
+#ifndef HIST_THREADS
+#define HIST_THREADS 256
+#endif
+#ifndef HIST_ITEMS
+#define HIST_ITEMS 16
+#endif
+#ifndef PLAN_THREADS
+#define PLAN_THREADS 256
+#endif
+#ifndef LOOKBACK_WINDOW
+#define LOOKBACK_WINDOW 8
+#endif
+
+typedef KEY_WORD Key;
+typedef VALUE_WORD Value;
+
+// Hardware constants: a warp is 32 lanes.
+#define WARP_THREADS 32
+#define FULL_WARP 0xffffffffu
+
+#define RADIX_DIGITS (1 << RADIX_BITS)
+#define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
+#define WARPS (BLOCK_THREADS / WARP_THREADS)
+#define WARP_ITEMS (WARP_THREADS * ITEMS_PER_THREAD)
+#define DIGITS_PER_THREAD ((RADIX_DIGITS + BLOCK_THREADS - 1) / BLOCK_THREADS)
+#define PLAN_DIGITS_PER_THREAD ((RADIX_DIGITS + PLAN_THREADS - 1) / PLAN_THREADS)
+#define HIST_CHUNK (HIST_THREADS * HIST_ITEMS)
+#define KEY_BITS (8 * (int)sizeof(Key))
+
+// Status word format (see above).
+#define STATUS_AGGREGATE (1u << 30)
+#define STATUS_INCLUSIVE (2u << 30)
+#define STATUS_COUNT_MASK ((1u << 30) - 1u)
+
+// Dynamic shared memory of onesweep_pass, in bytes: digit offsets (u64), the key exchange, the
+// value exchange (pairs), the warps' digit counters, the tile's digit prefix, the warps' digit
+// masks (MATCH_ALGO 2). The host
+// (fast.rs, FastPolicy::pass_shared_bytes) computes the same; the kernel checks it.
+#define ALIGN16(x) (((x) + 15) / 16 * 16)
+#define SMEM_OFF_KEYS (RADIX_DIGITS * 8)
+#define SMEM_OFF_VALUES (SMEM_OFF_KEYS + ALIGN16(TILE_ITEMS * (int)sizeof(Key)))
+#define SMEM_OFF_WARP_HIST (SMEM_OFF_VALUES + (PAIRS ? ALIGN16(TILE_ITEMS * (int)sizeof(Value)) : 0))
+#define SMEM_OFF_TILE_EXCL (SMEM_OFF_WARP_HIST + WARPS * RADIX_DIGITS * 4)
+#define SMEM_OFF_MASKS (SMEM_OFF_TILE_EXCL + RADIX_DIGITS * 4)
+#define SMEM_BYTES (SMEM_OFF_MASKS + (MATCH_ALGO == 2 ? WARPS * RADIX_DIGITS * 4 : 0))
+
+static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && BLOCK_THREADS % 32 == 0,
+              "BLOCK_THREADS must be a multiple of 32 from 32 to 1024");
+static_assert(ITEMS_PER_THREAD >= 1, "ITEMS_PER_THREAD must be positive");
+static_assert(RADIX_BITS >= 1 && RADIX_BITS <= 11, "RADIX_BITS must be 1 to 11");
+static_assert(TILE_ITEMS < (1 << 30), "a tile's counts must fit the 30-bit status count");
+static_assert(PLAN_THREADS >= 32 && PLAN_THREADS <= 1024 && PLAN_THREADS % 32 == 0,
+              "PLAN_THREADS must be a multiple of 32 from 32 to 1024");
+static_assert(LOOKBACK_WINDOW >= 1, "LOOKBACK_WINDOW must be positive");
+static_assert(HIST_THREADS >= 32 && HIST_THREADS <= 1024 && HIST_THREADS % 32 == 0,
+              "HIST_THREADS must be a multiple of 32 from 32 to 1024");
+
+// The key's bits in sort order.
+__device__ __forceinline__ Key ordered(Key raw, Key neg, Key pos) {
+    return raw ^ ((raw >> (KEY_BITS - 1)) ? neg : pos);
+}
+
+// The digit at `shift` (`mask` = 2^width - 1) of a raw key.
+__device__ __forceinline__ u32 digit_of(Key raw, Key neg, Key pos, u32 shift, u32 mask) {
+    return (u32)(ordered(raw, neg, pos) >> shift) & mask;
+}
+
+__device__ __forceinline__ u32 lane_mask_lt() {
+    u32 m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+static_assert(MATCH_ALGO >= 0 && MATCH_ALGO <= 2, "MATCH_ALGO must be 0, 1 or 2");
+
+// The lanes of the warp whose digit equals this lane's (every lane of the warp calls it), for
+// MATCH_ALGO 0 and 1.
+__device__ __forceinline__ u32 match_digit(u32 d) {
+#if MATCH_ALGO == 1
+    u32 peers = FULL_WARP;
+#pragma unroll
+    for (int b = 0; b < RADIX_BITS; ++b) {
+        const u32 set = __ballot_sync(FULL_WARP, (d >> b) & 1u);
+        peers &= ((d >> b) & 1u) ? set : ~set;
+    }
+    return peers;
+#else
+    return __match_any_sync(FULL_WARP, d);
+#endif
+}
+
+// ---- 2. Histogram of every pass's digits over keys[start .. start + len) (one portion). ----
+// hist: this portion's counters, [pass][RADIX_DIGITS] (zeroed). Pass p's digit starts at bit
+// begin_bit + p * RADIX_BITS and is at most RADIX_BITS wide, ending at end_bit at the latest.
+// Dynamic shared memory: passes * RADIX_DIGITS * 4 bytes.
+extern "C" __global__ void __launch_bounds__(HIST_THREADS)
+onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u32 begin_bit, u32 end_bit, Key neg,
+                   Key pos) {
+    extern __shared__ u32 shared_hist[];
+    const u32 tid = threadIdx.x;
+    const u32 bins = passes * RADIX_DIGITS;
+    for (u32 i = tid; i < bins; i += HIST_THREADS) shared_hist[i] = 0;
+    __syncthreads();
+
+    const u64 chunks = (len + HIST_CHUNK - 1) / HIST_CHUNK;
+    for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
+        const u64 first = start + c * HIST_CHUNK;
+        const u64 left = start + len - first;
+        const u32 valid = left < HIST_CHUNK ? (u32)left : (u32)HIST_CHUNK;
+        Key k[HIST_ITEMS];
+#pragma unroll
+        for (int j = 0; j < HIST_ITEMS; ++j) {
+            const u32 e = j * HIST_THREADS + tid;
+            k[j] = e < valid ? ordered(keys[first + e], neg, pos) : (Key)0;
+        }
+        for (u32 p = 0; p < passes; ++p) {
+            const u32 shift = begin_bit + p * RADIX_BITS;
+            const u32 width = min((u32)RADIX_BITS, end_bit - shift);
+            const u32 mask = (1u << width) - 1u;
+            u32* h = shared_hist + p * RADIX_DIGITS;
+            // Runs of equal digits among a thread's keys add once (all-equal and sorted inputs
+            // would otherwise serialise on one counter).
+            u32 run_digit = 0;
+            u32 run = 0;
+#pragma unroll
+            for (int j = 0; j < HIST_ITEMS; ++j) {
+                if (j * HIST_THREADS + tid < valid) {
+                    const u32 d = (u32)(k[j] >> shift) & mask;
+                    if (run != 0 && d != run_digit) {
+                        atomicAdd(h + run_digit, run);
+                        run = 0;
+                    }
+                    run_digit = d;
+                    ++run;
+                }
+            }
+            if (run != 0) atomicAdd(h + run_digit, run);
+        }
+    }
+    __syncthreads();
+    for (u32 i = tid; i < bins; i += HIST_THREADS) {
+        const u32 c = shared_hist[i];
+        if (c != 0) atomicAdd(hist + i, c);
+    }
+}
+
+// ---- 3. The plan (one block of PLAN_THREADS). ----
+// hist: [portions][passes][RADIX_DIGITS] counts. Writes base[(pass * portions + 0) *
+// RADIX_DIGITS + d]: the output position of the first key of digit d in that pass (the count
+// of keys of smaller digits). Later portions' offsets depend on the order the previous pass
+// left, so the last tile of portion q writes those of portion q + 1 (onesweep_pass, next_base).
+// plan[pass]: bit 0 the pass
+// runs (some two keys differ in its digit; a pass where every key has the same digit is the
+// identity and is skipped), bit 1 it reads the spare buffer (and writes the caller's);
+// plan[passes]: bit 1 the sorted data is in the spare buffer at the end.
+extern "C" __global__ void __launch_bounds__(PLAN_THREADS)
+onesweep_plan(const u32* hist, u64* base, u32* plan, u32 passes, u32 portions, u64 n) {
+    typedef sortlab::BlockScan<u64, PLAN_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    __shared__ u32 active_mask_lo;
+    __shared__ u32 active_mask_hi;
+    const u32 tid = threadIdx.x;
+    if (tid == 0) {
+        active_mask_lo = 0;
+        active_mask_hi = 0;
+    }
+    for (u32 p = 0; p < passes; ++p) {
+        u64 totals[PLAN_DIGITS_PER_THREAD];
+        u64 sum = 0;
+        int trivial = 0;
+#pragma unroll
+        for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
+            const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
+            u64 t = 0;
+            if (d < RADIX_DIGITS) {
+                for (u32 q = 0; q < portions; ++q) t += hist[((u64)q * passes + p) * RADIX_DIGITS + d];
+            }
+            totals[i] = t;
+            sum += t;
+            trivial |= (t == n);
+        }
+        trivial = __syncthreads_or(trivial);
+        u64 block_total;
+        u64 excl = Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), block_total, tmp);
+#pragma unroll
+        for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
+            const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
+            if (d < RADIX_DIGITS) base[(u64)p * portions * RADIX_DIGITS + d] = excl;
+            excl += totals[i];
+        }
+        if (tid == 0 && !trivial) {
+            if (p < 32) {
+                active_mask_lo |= 1u << p;
+            } else {
+                active_mask_hi |= 1u << (p - 32);
+            }
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        u32 in_spare = 0;
+        for (u32 p = 0; p < passes; ++p) {
+            const u32 active = p < 32 ? (active_mask_lo >> p) & 1u : (active_mask_hi >> (p - 32)) & 1u;
+            plan[p] = active | (in_spare << 1);
+            in_spare ^= active;
+        }
+        plan[passes] = in_spare << 1;
+    }
+}
+
+// ---- 4. One pass over one portion: rank each tile, find its digit offsets, scatter. ----
+// keys / values: the caller's buffers; spare_keys / spare_values: the spare ones (plan[pass]
+// bit 1 says which is read). The portion is keys [start, start + len), `tiles` tiles, one per
+// block (grid = tiles), handed out in order by `counter` (zeroed) so that a tile only waits on
+// tiles whose blocks are running. base: this (pass, portion)'s RADIX_DIGITS output positions;
+// next_base: the next portion's, written here (null for the last portion).
+// status: this launch's tile status (zeroed); status_next: the next launch's, of which this
+// launch zeroes the first status_tiles tiles. smem_bytes: the dynamic shared memory given.
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
+onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u64 start, u64 len, u32 tiles,
+              u32 shift, u32 width, Key neg, Key pos, const u64* base, u64* next_base, u32* status, u32* status_next,
+              u32 status_tiles, u32* counter, const u32* plan, u32 pass, u32 smem_bytes) {
+    typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ typename Scan::TempStorage scan_tmp;
+    __shared__ u32 tile_shared;
+
+    const u32 tid = threadIdx.x;
+    const u32 lane = tid % WARP_THREADS;
+    const u32 warp = tid / WARP_THREADS;
+
+    if (smem_bytes < (u32)SMEM_BYTES) __trap();
+
+    // Zero this block's share of the next launch's tile status.
+    for (u64 s = blockIdx.x; s < status_tiles; s += gridDim.x) {
+        for (u32 d = tid; d < RADIX_DIGITS; d += BLOCK_THREADS) status_next[s * RADIX_DIGITS + d] = 0;
+    }
+
+    const u32 step = plan[pass];
+    if ((step & 1u) == 0) return;  // every key has the same digit: nothing moves
+    const bool from_spare = (step & 2u) != 0;
+    const Key* src = from_spare ? spare_keys : keys;
+    Key* dst = from_spare ? keys : spare_keys;
+#if PAIRS
+    const Value* vsrc = from_spare ? spare_values : values;
+    Value* vdst = from_spare ? values : spare_values;
+#else
+    (void)values;
+    (void)spare_values;
+#endif
+
+    u64* global_off = reinterpret_cast<u64*>(smem);
+    Key* exchange_keys = reinterpret_cast<Key*>(smem + SMEM_OFF_KEYS);
+#if PAIRS
+    Value* exchange_values = reinterpret_cast<Value*>(smem + SMEM_OFF_VALUES);
+#endif
+    u32* warp_hist = reinterpret_cast<u32*>(smem + SMEM_OFF_WARP_HIST);
+    u32* tile_excl = reinterpret_cast<u32*>(smem + SMEM_OFF_TILE_EXCL);
+#if MATCH_ALGO == 2
+    u32* warp_masks = reinterpret_cast<u32*>(smem + SMEM_OFF_MASKS);
+#endif
+
+    for (u32 i = tid; i < WARPS * RADIX_DIGITS; i += BLOCK_THREADS) {
+        warp_hist[i] = 0;
+#if MATCH_ALGO == 2
+        warp_masks[i] = 0;
+#endif
+    }
+    if (tid == 0) tile_shared = atomicAdd(counter, 1u);
+    __syncthreads();
+    const u32 tile = tile_shared;
+    const u64 tile_start = start + (u64)tile * TILE_ITEMS;
+    const u64 left = start + len - tile_start;
+    const u32 valid = left < TILE_ITEMS ? (u32)left : (u32)TILE_ITEMS;
+    const bool full = valid == TILE_ITEMS;
+    const u32 mask = (1u << width) - 1u;
+
+    // Load warp-striped: the warp's keys are tile elements warp * WARP_ITEMS + j * 32 + lane, so
+    // each load is coalesced and ranking item j after item j - 1 (lanes in order) follows the
+    // input order. Elements past the end get the largest digit: they rank after every real key.
+    const u32 warp_first = warp * WARP_ITEMS;
+    Key k[ITEMS_PER_THREAD];
+    if (full) {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) k[j] = src[tile_start + warp_first + j * WARP_THREADS + lane];
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 e = warp_first + j * WARP_THREADS + lane;
+            k[j] = e < valid ? src[tile_start + e] : (Key)0;
+        }
+    }
+
+    // Rank within the warp: lanes with equal digits are found together, the highest of them
+    // adds their number to the warp's counter, each gets the old count plus its lower peers.
+    u32* wh = warp_hist + warp * RADIX_DIGITS;
+#if MATCH_ALGO == 2
+    u32* wm = warp_masks + warp * RADIX_DIGITS;
+#endif
+    const u32 lower_lanes = lane_mask_lt();
+    u32 rank[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+        const u32 e = warp_first + j * WARP_THREADS + lane;
+        const u32 d = (full || e < valid) ? digit_of(k[j], neg, pos, shift, mask) : mask;
+#if MATCH_ALGO == 2
+        // Every lane sets its bit in its digit's mask; after the warp has read the masks, each
+        // digit's highest lane (its leader) bumps the digit's counter and clears the mask.
+        atomicOr(wm + d, 1u << lane);
+        __syncwarp();
+        const u32 peers = wm[d];
+        __syncwarp();
+        const u32 leader = 31 - __clz(peers);
+        u32 before = 0;
+        if (lane == leader) {
+            before = wh[d];
+            wh[d] = before + __popc(peers);
+            wm[d] = 0;
+        }
+        __syncwarp();
+#else
+        const u32 peers = match_digit(d);
+        const u32 leader = 31 - __clz(peers);
+        u32 before = 0;
+        if (lane == leader) before = atomicAdd(wh + d, (u32)__popc(peers));
+#endif
+        before = __shfl_sync(FULL_WARP, before, leader);
+        rank[j] = before + __popc(peers & lower_lanes);
+    }
+    __syncthreads();
+
+    // Per digit (thread t owns digits t * DIGITS_PER_THREAD ...): the tile's count, each warp's
+    // exclusive prefix (in place), and the count published for the tiles after this one.
+    u32 counts[DIGITS_PER_THREAD];
+    u32 thread_sum = 0;
+#pragma unroll
+    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
+        const u32 d = tid * DIGITS_PER_THREAD + i;
+        u32 c = 0;
+        if (d < RADIX_DIGITS) {
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) {
+                const u32 x = warp_hist[w * RADIX_DIGITS + d];
+                warp_hist[w * RADIX_DIGITS + d] = c;
+                c += x;
+            }
+            __stcg(status + (u64)tile * RADIX_DIGITS + d, (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | c);
+        }
+        counts[i] = c;
+        thread_sum += c;
+    }
+    u32 tile_total;
+    u32 excl = Scan::exclusive_scan(thread_sum, 0u, sortlab::Sum(), tile_total, scan_tmp);
+#pragma unroll
+    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
+        const u32 d = tid * DIGITS_PER_THREAD + i;
+        if (d < RADIX_DIGITS) tile_excl[d] = excl;
+        excl += counts[i];
+    }
+    __syncthreads();
+
+    // Each key's place in the tile sorted by digit (stable), and the keys put there.
+#pragma unroll
+    for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+        const u32 e = warp_first + j * WARP_THREADS + lane;
+        const u32 d = (full || e < valid) ? digit_of(k[j], neg, pos, shift, mask) : mask;
+        rank[j] += tile_excl[d] + wh[d];
+        exchange_keys[rank[j]] = k[j];
+    }
+
+#if PAIRS
+    // Values: loaded now, so that the loads overlap the look-back.
+    Value v[ITEMS_PER_THREAD];
+    if (full) {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) v[j] = vsrc[tile_start + warp_first + j * WARP_THREADS + lane];
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 e = warp_first + j * WARP_THREADS + lane;
+            v[j] = e < valid ? vsrc[tile_start + e] : (Value)0;
+        }
+    }
+#endif
+
+    // Decoupled look-back, one digit per thread: add the predecessors' counts of the digit
+    // until one with an inclusive count; publish this tile's inclusive count.
+#pragma unroll
+    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
+        const u32 d = tid * DIGITS_PER_THREAD + i;
+        if (d < RADIX_DIGITS) {
+            u32 prefix = 0;
+            if (tile > 0) {
+                // LOOKBACK_WINDOW predecessors are read at once (independent loads, one
+                // latency), then added in order up to the first inclusive one; a window stops
+                // early at a tile that has published nothing yet, which is read again.
+                i64 t = (i64)tile - 1;
+                bool done = false;
+                while (!done) {
+                    u32 s[LOOKBACK_WINDOW];
+#pragma unroll
+                    for (int w = 0; w < LOOKBACK_WINDOW; ++w) {
+                        s[w] = t - w >= 0 ? *(const volatile u32*)(status + (u64)(t - w) * RADIX_DIGITS + d)
+                                          : STATUS_INCLUSIVE;
+                    }
+                    int used = 0;
+#pragma unroll
+                    for (int w = 0; w < LOOKBACK_WINDOW; ++w) {
+                        if (!done && used == w && s[w] != 0) {
+                            prefix += s[w] & STATUS_COUNT_MASK;
+                            done = (s[w] & STATUS_INCLUSIVE) != 0;
+                            ++used;
+                        }
+                    }
+                    t -= used;
+                }
+                __stcg(status + (u64)tile * RADIX_DIGITS + d, STATUS_INCLUSIVE | (prefix + counts[i]));
+            }
+            // The portion's last tile (always full when a portion follows) hands the next
+            // portion its digit offsets; that launch runs after this one ends.
+            if (next_base != nullptr && tile == tiles - 1) next_base[d] = base[d] + (u64)prefix + counts[i];
+            // Output position of tile-sorted element r of digit d: global_off[d] + r.
+            global_off[d] = base[d] + (u64)prefix - (u64)tile_excl[d];
+        }
+    }
+
+#if PAIRS
+#pragma unroll
+    for (int j = 0; j < ITEMS_PER_THREAD; ++j) exchange_values[rank[j]] = v[j];
+#endif
+    __syncthreads();
+
+    // Scatter in tile-sorted order: consecutive threads write consecutive positions of a digit.
+#pragma unroll
+    for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+        const u32 r = j * BLOCK_THREADS + tid;
+        if (full || r < valid) {
+            const Key key = exchange_keys[r];
+            const u64 out = global_off[digit_of(key, neg, pos, shift, mask)] + r;
+            dst[out] = key;
+#if PAIRS
+            vdst[out] = exchange_values[r];
+#endif
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! [`FastPolicy`]: the tuning of [`super::RadixVariant::Fast`], turned into kernel defines.
+
+use sortlab_primitives::{Defines, Error, Result};
+
+/// Tile counts of a portion stay below this, so a tile status word's 30-bit count never
+/// overflows (onesweep.cu).
+pub(crate) const PORTION_LIMIT: u64 = (1 << 30) - 1;
+
+/// How the pass kernel finds, for each key, the lanes of its warp holding the same digit (the
+/// warp-level multi-split of the ranking): the `MATCH_ALGO` define of `onesweep.cu`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RankMatch {
+    /// `__match_any_sync`: one instruction, but slow on Hopper (H100, u32 keys at 2^28: 11.7
+    /// ms against 8.4 with ballots, same tile).
+    Any = 0,
+    /// `radix_bits` warp ballots, one per digit bit (CUB's `MatchAny`).
+    Ballot = 1,
+    /// Each lane `atomicOr`s its bit into its digit's mask in shared memory, and reads the
+    /// mask back (CUB's `WARP_MATCH_ATOMIC_OR`): the fewest instructions, and the default
+    /// (H100, u32 keys at 2^28: 7.04 ms against 7.84 with ballots).
+    AtomicOr = 2,
+}
+
+/// Tuning of the fast radix sort: the onesweep pass kernel, its histogram and plan kernels,
+/// and the one-block kernel for small inputs (defines of `onesweep.cu` and `small.cu`).
+///
+/// [`FastPolicy::for_types`] gives the default for a key and value size; the fields are
+/// public so that research users can time other shapes ([`super::tuning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FastPolicy {
+    /// Threads per block of the pass kernel (a multiple of 32).
+    pub block_threads: u32,
+    /// Keys per thread of the pass kernel; a tile is `block_threads * items_per_thread` keys.
+    pub items_per_thread: u32,
+    /// `__launch_bounds__` minimum of resident pass blocks per multiprocessor (caps registers).
+    pub min_blocks: u32,
+    /// Digit width, 1 to 11 bits (8: 256 digits, 4 passes for 32-bit keys).
+    pub radix_bits: u32,
+    /// How a warp finds its lanes with equal digits.
+    pub rank_match: RankMatch,
+    /// Threads per block of the histogram kernel.
+    pub hist_threads: u32,
+    /// Keys per thread of the histogram kernel.
+    pub hist_items: u32,
+    /// Resident histogram blocks per multiprocessor (the histogram grid is this times the
+    /// multiprocessor count, or fewer).
+    pub hist_blocks_per_sm: u32,
+    /// Threads of the one-block plan kernel.
+    pub plan_threads: u32,
+    /// Predecessor tiles whose status one look-back step reads at once (1: one at a time).
+    pub lookback_window: u32,
+    /// Threads of the one-block sort of small inputs.
+    pub small_threads: u32,
+    /// Keys per thread of the one-block sort: inputs of at most `small_threads * small_items`
+    /// keys take it (at most 65535).
+    pub small_items: u32,
+    /// Bits per in-block pass of the one-block sort (1 to 8).
+    pub small_radix_bits: u32,
+    /// Most tiles per portion (one pass launch each); `None`: as many as the 30-bit tile
+    /// status counts allow. Small values test the multi-portion path on small inputs.
+    pub portion_tiles: Option<u32>,
+}
+
+/// (threads, keys per thread, min blocks per SM) of the pass kernel. Measured on an H100
+/// (kernel only, 2^28 keys, median of 7): u32 keys with atomic-or matching 384×15 ×3 7.04 ms,
+/// 512×16 ×2 7.05, 256×20 ×4 7.15, 384×18 ×2 7.26, 256×16 ×4 7.41, 384×15 ×2 7.73 (ballot
+/// matching 384×15 ×3 7.84; 128×18 ×8 12.0); u32/u32 pairs 512×16 ×2 9.92 ms (ballot 9.87,
+/// within noise), 384×18 ×2 10.17, 384×15 ×3 10.92, 256×20 ×4 12.4; u64 keys (random bits, 8
+/// passes) 512×12 ×2 18.5 ms (ballot 19.7), 256×16 ×3 19.3, 384×12 ×2 20.0.
+const KEYS_4B: (u32, u32, u32) = (384, 15, 3);
+/// 4-byte keys with 4-byte values.
+const PAIRS_4B: (u32, u32, u32) = (512, 16, 2);
+/// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
+const PAIRS_4B_WIDE: (u32, u32, u32) = (384, 15, 2);
+/// 8-byte keys.
+const KEYS_8B: (u32, u32, u32) = (512, 12, 2);
+/// 8-byte keys with values: 384×12, so that two blocks' shared memory fits.
+const PAIRS_8B: (u32, u32, u32) = (384, 12, 2);
+/// Look-back window: 8 predecessors per step (H100, u32 keys at 2^28 with 384×15: window 1
+/// 7.94 ms, 8 7.83, 16 8.35).
+const LOOKBACK_WINDOW: u32 = 8;
+/// The digit: 8 bits, as Onesweep's.
+const RADIX_BITS: u32 = 8;
+/// One-block sort: 256 threads × 16 keys (4096) where key and value take at most 8 bytes,
+/// × 8 (2048) otherwise: the block radix sort's exchange of keys and values then fits the
+/// 48 KiB of static shared memory.
+const SMALL_THREADS: u32 = 256;
+const SMALL_ITEMS_NARROW: u32 = 16;
+const SMALL_ITEMS_WIDE: u32 = 8;
+/// The one-block sort's digit: 4 bits (its packed counters take 9 words per thread; 8 bits
+/// would take 129).
+const SMALL_RADIX_BITS: u32 = 4;
+
+impl FastPolicy {
+    /// The default policy for keys of `key_size` bytes and values of `value_size` bytes (0 for
+    /// keys only); the same on every architecture sortlab supports, for now.
+    pub fn for_types(key_size: usize, value_size: usize) -> Self {
+        let (block_threads, items_per_thread, min_blocks) = match (key_size > 4, value_size) {
+            (true, 0) => KEYS_8B,
+            (true, _) => PAIRS_8B,
+            (false, 0) => KEYS_4B,
+            (false, v) if v <= 4 => PAIRS_4B,
+            (false, _) => PAIRS_4B_WIDE,
+        };
+        FastPolicy {
+            block_threads,
+            items_per_thread,
+            min_blocks,
+            radix_bits: RADIX_BITS,
+            rank_match: RankMatch::AtomicOr,
+            hist_threads: 256,
+            hist_items: 16,
+            hist_blocks_per_sm: 8,
+            plan_threads: 256,
+            lookback_window: LOOKBACK_WINDOW,
+            small_threads: SMALL_THREADS,
+            small_items: if key_size + value_size <= 8 {
+                SMALL_ITEMS_NARROW
+            } else {
+                SMALL_ITEMS_WIDE
+            },
+            small_radix_bits: SMALL_RADIX_BITS,
+            portion_tiles: None,
+        }
+    }
+
+    /// Keys per tile of the pass kernel.
+    pub fn tile_items(&self) -> usize {
+        self.block_threads as usize * self.items_per_thread as usize
+    }
+
+    /// The largest input the one-block sort takes.
+    pub fn small_max(&self) -> usize {
+        self.small_threads as usize * self.small_items as usize
+    }
+
+    /// Tiles per portion.
+    pub(crate) fn tiles_per_portion(&self) -> u64 {
+        let limit = PORTION_LIMIT / self.tile_items() as u64;
+        match self.portion_tiles {
+            Some(t) => (t as u64).min(limit),
+            None => limit,
+        }
+    }
+
+    /// Digits per pass.
+    pub(crate) fn digits(&self) -> usize {
+        1 << self.radix_bits
+    }
+
+    /// Dynamic shared memory of the pass kernel (onesweep.cu's SMEM_BYTES).
+    pub fn pass_shared_bytes(&self, key_size: usize, value_size: usize) -> usize {
+        let align16 = |x: usize| x.div_ceil(16) * 16;
+        let d = self.digits();
+        let tile = self.tile_items();
+        let warps = self.block_threads as usize / 32;
+        let masks = if self.rank_match == RankMatch::AtomicOr {
+            warps * d * 4
+        } else {
+            0
+        };
+        d * 8
+            + align16(tile * key_size)
+            + align16(tile * value_size)
+            + warps * d * 4
+            + d * 4
+            + masks
+    }
+
+    /// Checks the policy's own limits (the device's are checked before launching).
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: String| Err(Error::InvalidArgument(format!("fast radix policy: {what}")));
+        for (name, t) in [
+            ("block_threads", self.block_threads),
+            ("hist_threads", self.hist_threads),
+            ("plan_threads", self.plan_threads),
+            ("small_threads", self.small_threads),
+        ] {
+            if !(32..=1024).contains(&t) || t % 32 != 0 {
+                return bad(format!(
+                    "{name} = {t} is not a multiple of 32 from 32 to 1024"
+                ));
+            }
+        }
+        if self.items_per_thread == 0 || self.hist_items == 0 || self.small_items == 0 {
+            return bad("items per thread must be positive".into());
+        }
+        if !(1..=64).contains(&self.lookback_window) {
+            return bad(format!(
+                "lookback_window = {} is not 1 to 64",
+                self.lookback_window
+            ));
+        }
+        if self.hist_blocks_per_sm == 0 || self.min_blocks == 0 {
+            return bad("blocks per multiprocessor must be positive".into());
+        }
+        if !(1..=11).contains(&self.radix_bits) {
+            return bad(format!("radix_bits = {} is not 1 to 11", self.radix_bits));
+        }
+        if !(1..=8).contains(&self.small_radix_bits) {
+            return bad(format!(
+                "small_radix_bits = {} is not 1 to 8",
+                self.small_radix_bits
+            ));
+        }
+        if self.tile_items() as u64 > PORTION_LIMIT {
+            return bad(format!("a tile of {} keys is too large", self.tile_items()));
+        }
+        if self.small_max() > 65535 {
+            return bad(format!(
+                "the one-block sort takes at most 65535 keys, not {}",
+                self.small_max()
+            ));
+        }
+        if self.portion_tiles == Some(0) {
+            return bad("portion_tiles must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// Defines of `onesweep.cu` (besides the key and value words).
+    pub(crate) fn pass_defines(&self) -> Defines {
+        Defines::new()
+            .set("BLOCK_THREADS", self.block_threads)
+            .set("ITEMS_PER_THREAD", self.items_per_thread)
+            .set("MIN_BLOCKS", self.min_blocks)
+            .set("RADIX_BITS", self.radix_bits)
+            .set("MATCH_ALGO", self.rank_match as u32)
+            .set("HIST_THREADS", self.hist_threads)
+            .set("HIST_ITEMS", self.hist_items)
+            .set("PLAN_THREADS", self.plan_threads)
+            .set("LOOKBACK_WINDOW", self.lookback_window)
+    }
+
+    /// Defines of `small.cu` (besides the key and value words).
+    pub(crate) fn small_defines(&self) -> Defines {
+        Defines::new()
+            .set("SMALL_THREADS", self.small_threads)
+            .set("SMALL_ITEMS", self.small_items)
+            .set("SMALL_RADIX_BITS", self.small_radix_bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+            let p = FastPolicy::for_types(k, v);
+            p.validate().unwrap();
+            assert!(p.tiles_per_portion() * (p.tile_items() as u64) < 1 << 30);
+            // Within what a Hopper or Ampere block may opt into (227 KiB, 163 KiB on A100).
+            // Two blocks per multiprocessor fit Hopper's 228 KiB.
+            assert!(p.pass_shared_bytes(k, v) < 110 * 1024, "{k} {v}");
+            assert!(p.small_max() * (k + v) <= 40 * 1024);
+        }
+        let mut p = FastPolicy::for_types(4, 0);
+        p.radix_bits = 12;
+        assert!(p.validate().is_err());
+        p.radix_bits = 8;
+        p.block_threads = 100;
+        assert!(p.validate().is_err());
+    }
+}

@@ -1,0 +1,146 @@
+//! Launch policies of the roughsort kernels: plain structs that become `-D` defines.
+
+use sortlab_primitives::{Defines, Gpu, Policy};
+
+/// Radius kernels: 256 threads × 16 keys, tiles of 4096 keys for every key type. The tile is
+/// also the reach of the one-pass radius (`radius_near` resolves every pair at most one tile
+/// apart), so it is at least the largest `k` the benchmarks target (4096); 256 × 16 keeps the
+/// 8-byte kernels' shared memory (about 100 KiB for `radius_near`) within two blocks per SM.
+const RADIUS_BLOCK_THREADS: u32 = 256;
+const RADIUS_ITEMS: u32 = 16;
+/// Chunks of 32 × 8 = 256 keys: `radius_near` reads back to the start of the chunk holding the
+/// first key that matters to a tile, so a small radius costs a tile 256 extra keys (6 %); the
+/// chunk arrays (two keys per 256) and their scans stay small.
+const RADIUS_CHUNK_ITEMS: u32 = 8;
+
+/// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RadiusPolicy {
+    /// Threads per block (a power of two).
+    pub block_threads: u32,
+    /// Keys per thread; a tile is `block_threads * items_per_thread` keys.
+    pub items_per_thread: u32,
+    /// Keys per lane of a chunk; a chunk is `32 * chunk_items` keys and divides the tile.
+    pub chunk_items: u32,
+}
+
+impl RadiusPolicy {
+    /// The policy for keys of `key_size` bytes on a device of compute capability `cc` (the same
+    /// everywhere for now).
+    pub fn for_key(_key_size: usize, _cc: (u32, u32)) -> Self {
+        RadiusPolicy {
+            block_threads: RADIUS_BLOCK_THREADS,
+            items_per_thread: RADIUS_ITEMS,
+            chunk_items: RADIUS_CHUNK_ITEMS,
+        }
+    }
+
+    /// The policy for keys of `key_size` bytes on `gpu`.
+    pub fn for_device(gpu: &Gpu, key_size: usize) -> Self {
+        Self::for_key(key_size, gpu.info().compute_capability)
+    }
+
+    /// Keys per tile.
+    pub fn tile(&self) -> usize {
+        self.block_threads as usize * self.items_per_thread as usize
+    }
+
+    /// Keys per chunk.
+    pub fn chunk(&self) -> usize {
+        32 * self.chunk_items as usize
+    }
+}
+
+impl Policy for RadiusPolicy {
+    fn defines(&self) -> Defines {
+        Defines::new()
+            .set("BLOCK_THREADS", self.block_threads)
+            .set("ITEMS_PER_THREAD", self.items_per_thread)
+            .set("CHUNK_ITEMS", self.chunk_items)
+    }
+}
+
+/// Sort kernels. The window (`sort_windows`) holds `block_threads * items_per_thread` keys in
+/// registers and shared memory: 512 × 16 = 8192 when a key and its value take at most 8 bytes
+/// (32 to 66 KiB of shared memory), 256 × 16 = 4096 for 12- and 16-byte pairs (about 52 KiB).
+/// The global merge tile is a quarter of the window (256 × 8 or 256 × 4), so that it divides
+/// every run the merge passes see (at least a quarter of the window, see `sort/mod.rs`).
+const SORT_SMALL_THREADS: u32 = 512;
+const SORT_LARGE_THREADS: u32 = 256;
+const SORT_ITEMS: u32 = 16;
+const MERGE_THREADS: u32 = 256;
+/// 4-byte keys alone: registers capped for 3 resident windows of 512 threads per SM (42 a
+/// thread; the shared memory allows 3 too). Everything else: no cap.
+const SORT_MIN_BLOCKS_4B_KEYS: u32 = 3;
+
+/// Launch policy of `sort.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `MERGE_THREADS`,
+/// `MERGE_ITEMS`, `WINDOW_MIN_BLOCKS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortPolicy {
+    /// Threads of the window kernel (a multiple of 32).
+    pub block_threads: u32,
+    /// Keys per thread of the window kernel (a power of two).
+    pub items_per_thread: u32,
+    /// Threads of the merge kernels (a multiple of 32).
+    pub merge_threads: u32,
+    /// Keys per thread of the merge kernel.
+    pub merge_items: u32,
+    /// Resident window blocks per SM that the window kernel's registers are capped for.
+    pub window_min_blocks: u32,
+}
+
+impl SortPolicy {
+    /// The policy for keys of `key_size` bytes with values of `value_size` bytes (0 for keys
+    /// only) on a device of compute capability `cc` (the same everywhere for now).
+    pub fn for_sizes(key_size: usize, value_size: usize, _cc: (u32, u32)) -> Self {
+        let block_threads = if key_size + value_size <= 8 {
+            SORT_SMALL_THREADS
+        } else {
+            SORT_LARGE_THREADS
+        };
+        let window = block_threads * SORT_ITEMS;
+        SortPolicy {
+            block_threads,
+            items_per_thread: SORT_ITEMS,
+            merge_threads: MERGE_THREADS,
+            merge_items: window / 4 / MERGE_THREADS,
+            window_min_blocks: if key_size + value_size <= 4 {
+                SORT_MIN_BLOCKS_4B_KEYS
+            } else {
+                1
+            },
+        }
+    }
+
+    /// The policy for `key_size`-byte keys and `value_size`-byte values on `gpu`.
+    pub fn for_device(gpu: &Gpu, key_size: usize, value_size: usize) -> Self {
+        Self::for_sizes(key_size, value_size, gpu.info().compute_capability)
+    }
+
+    /// Keys per window.
+    pub fn window(&self) -> usize {
+        self.block_threads as usize * self.items_per_thread as usize
+    }
+
+    /// Keys per merge tile.
+    pub fn merge_tile(&self) -> usize {
+        self.merge_threads as usize * self.merge_items as usize
+    }
+}
+
+impl Policy for SortPolicy {
+    fn defines(&self) -> Defines {
+        Defines::new()
+            .set("BLOCK_THREADS", self.block_threads)
+            .set("ITEMS_PER_THREAD", self.items_per_thread)
+            .set("MERGE_THREADS", self.merge_threads)
+            .set("MERGE_ITEMS", self.merge_items)
+            .set("WINDOW_MIN_BLOCKS", self.window_min_blocks)
+    }
+}
+
+/// Shared-memory slots of `len` padded elements of `elem_size` bytes: one slot of padding per
+/// 128 bytes of 4-byte elements or per 16 eight-byte elements, as `pad()` in the kernels.
+pub(crate) fn padded(len: usize, elem_size: usize) -> usize {
+    len + (len >> if elem_size == 4 { 5 } else { 4 })
+}

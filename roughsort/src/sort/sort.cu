@@ -1,0 +1,432 @@
+// sort.cu: sorting a k-sorted key array (roughsort), keys only or key-value, stably.
+//
+// Altman-Chlebus: in a k-sorted sequence, sorting every run of 2m keys (m >= k) from position 0
+// and then every run of 2m from position m sorts it; the second pass merges the sorted upper
+// half of one run with the sorted lower half of the next. The kernels:
+//
+//   sort_windows     one block per window of at most WINDOW = BLOCK_THREADS * ITEMS_PER_THREAD
+//                    keys, loaded into registers (blocked) through shared memory, padded with the
+//                    largest rank. Two modes:
+//                    - window (before = k + 1, after = k, out of place): block b writes the sorted
+//                      positions [s, s + T) (s = b * T) from the window of input positions
+//                      [s - k - 1, s + T + k): in a k-sorted input every key is at most k places
+//                      from its sorted place, so those are exactly the window's sorted elements
+//                      at the same offsets. The window is k-sorted too, so Altman-Chlebus sorts it
+//                      in shared memory: a stable sort of each thread's items, merge levels up to
+//                      runs of 2m, one merge level of runs m from offset m. With `check`, the
+//                      block first checks that its window is k-sorted (a prefix maximum against
+//                      the key k + 1 places on); the windows overlap so that every pair of
+//                      positions k + 1 to 2k + 1 apart lies in one window, and a sequence with
+//                      no such pair out of order is k-sorted (an inversion further apart has a
+//                      shorter one beside it), so the blocks together check the whole input.
+//                    - run (before = after = 0, in place allowed): block b sorts positions
+//                      [b * WINDOW, (b + 1) * WINDOW) into sorted runs of 2 * run_half.
+//   merge_partition  one thread per merge tile of MERGE_TILE = MERGE_THREADS * MERGE_ITEMS
+//                    outputs: the merge-path split at the tile's start within its segment
+//   merge_pass       one block per merge tile: merges pairs of sorted runs of `run` keys from
+//                    position `offset` (the keys before `offset` are copied), global memory to
+//                    global memory; `run` and `offset` are multiples of MERGE_TILE, so a tile
+//                    never straddles two segments.
+//
+// Every merge is stable (ties take from the earlier run); each thread merges its outputs in
+// two independent chains of half its items (two merge-path searches) for more loads in flight.
+// So is the sort of each thread's items in registers (a bitonic network whose ties are broken by
+// source position), so key-value sorts are stable. Values move once per kernel: each key
+// carries its source index.
+//
+// Defines:
+//   KEY_T              the key's CUDA type
+//   HAS_VALUES         1 for key-value sorts (then VALUE_T, moved as raw bits), 0 for keys only
+//   VALUE_T            the value's CUDA type (unsigned int or unsigned long long)
+//   BLOCK_THREADS      threads of sort_windows (a multiple of 32)
+//   ITEMS_PER_THREAD   keys per thread of sort_windows (a power of two)
+//   WINDOW_MIN_BLOCKS  resident blocks per SM sort_windows' registers are capped for
+//   MERGE_THREADS      threads of merge_pass and merge_partition (a multiple of 32)
+//   MERGE_ITEMS        keys per thread of merge_pass (even)
+//
+// Order: every kernel takes `flip`, 0 for ascending, all ones for descending; a key's rank is
+// its ordered bits xor flip, and kernels compare ranks only. Array indices are 64-bit.
+#include "sortlab/thread/key_bits.cuh"
+#include "sortlab/warp/operators.cuh"
+#include "sortlab/block/block_scan.cuh"
+
+#ifndef KEY_T
+#define KEY_T unsigned int
+#endif
+#ifndef HAS_VALUES
+#define HAS_VALUES 0
+#endif
+#ifndef VALUE_T
+#define VALUE_T unsigned int
+#endif
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 512
+#endif
+#ifndef ITEMS_PER_THREAD
+#define ITEMS_PER_THREAD 16
+#endif
+#ifndef MERGE_THREADS
+#define MERGE_THREADS 256
+#endif
+#ifndef MERGE_ITEMS
+#define MERGE_ITEMS 8
+#endif
+
+#ifndef WINDOW_MIN_BLOCKS
+#define WINDOW_MIN_BLOCKS 1
+#endif
+
+#define WINDOW (BLOCK_THREADS * ITEMS_PER_THREAD)
+#define MERGE_TILE (MERGE_THREADS * MERGE_ITEMS)
+
+static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: a multiple of 32, at most 1024");
+static_assert((ITEMS_PER_THREAD & (ITEMS_PER_THREAD - 1)) == 0, "ITEMS_PER_THREAD: a power of two");
+static_assert(MERGE_THREADS % 32 == 0 && MERGE_THREADS <= 1024, "MERGE_THREADS: a multiple of 32, at most 1024");
+static_assert(MERGE_ITEMS % 2 == 0 && ITEMS_PER_THREAD % 2 == 0, "items per thread: even (two merge chains)");
+
+typedef sortlab::KeyBits<KEY_T> Map;
+typedef Map::Bits Bits;
+typedef VALUE_T Value;
+typedef sortlab::BlockScan<Bits, BLOCK_THREADS> BlockScanT;
+
+// Shared memory has 32 banks of 4 bytes (a hardware constant): one slot of padding per 32
+// four-byte words (16 eight-byte words) keeps blocked accesses free of bank conflicts.
+#define PAD_SHIFT (sizeof(Bits) == 4 ? 5 : 4)
+__device__ __forceinline__ u32 pad(u32 i) { return i + (i >> PAD_SHIFT); }
+#define PADDED(len) ((len) + ((len) >> PAD_SHIFT))
+// Bytes of the shared slot array that holds keys, then values (whichever is wider).
+#define SLOT_BYTES (sizeof(Bits) > sizeof(Value) ? sizeof(Bits) : sizeof(Value))
+
+__device__ __forceinline__ Bits rank_of(KEY_T k, Bits flip) { return Map::to_bits(k) ^ flip; }
+__device__ __forceinline__ KEY_T key_of(Bits r, Bits flip) { return Map::from_bits(r ^ flip); }
+__device__ __forceinline__ Bits highest_rank() { return (Bits)~(Bits)0; }
+
+// The number of elements of A = s[a0 ..) (length la) among the first `diag` of the merge of A
+// and B = s[b0 ..) (length lb), ties taking from A first; s is a padded shared array.
+__device__ __forceinline__ u32 merge_path(const Bits* s, u32 a0, u32 la, u32 b0, u32 lb, u32 diag) {
+    u32 lo = diag > lb ? diag - lb : 0;
+    u32 hi = diag < la ? diag : la;
+    while (lo < hi) {
+        const u32 mid = (lo + hi) >> 1;
+        if (s[pad(b0 + diag - 1 - mid)] < s[pad(a0 + mid)]) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+// Serial stable merge of `Items` outputs of A = s[.. a1) and B = s[.. b1) in two independent
+// chains (more loads in flight): outputs 0 .. Items/2 - 1 from A index a and B index b,
+// outputs Items/2 .. Items - 1 from A index c and B index d. Keys into `key`, shared source
+// slots into `from`. Ties take from A (stable).
+template <int Items>
+__device__ __forceinline__ void serial_merge(const Bits* s, u32 a, u32 b, u32 c, u32 d, u32 a1, u32 b1,
+                                             Bits (&key)[Items], u32 (&from)[Items]) {
+    static_assert(Items % 2 == 0, "two chains of Items / 2");
+    Bits ka = a < a1 ? s[pad(a)] : highest_rank();
+    Bits kb = b < b1 ? s[pad(b)] : highest_rank();
+    Bits kc = c < a1 ? s[pad(c)] : highest_rank();
+    Bits kd = d < b1 ? s[pad(d)] : highest_rank();
+#pragma unroll
+    for (int k = 0; k < Items / 2; ++k) {
+        const bool take_b = b < b1 && (a >= a1 || kb < ka);
+        key[k] = take_b ? kb : ka;
+        from[k] = take_b ? b : a;
+        const bool take_d = d < b1 && (c >= a1 || kd < kc);
+        key[Items / 2 + k] = take_d ? kd : kc;
+        from[Items / 2 + k] = take_d ? d : c;
+        if (take_b) {
+            ++b;
+            kb = b < b1 ? s[pad(b)] : highest_rank();
+        } else {
+            ++a;
+            ka = a < a1 ? s[pad(a)] : highest_rank();
+        }
+        if (take_d) {
+            ++d;
+            kd = d < b1 ? s[pad(d)] : highest_rank();
+        } else {
+            ++c;
+            kc = c < a1 ? s[pad(c)] : highest_rank();
+        }
+    }
+}
+
+// Sorts the thread's items in registers with a bitonic network (ITEMS_PER_THREAD a power of
+// two; 80 compare-exchanges for 16). With values, ties are broken by `index` (the source window
+// position, all distinct), so the result is the stable order; keys alone need no tie-break
+// (equal keys are bit-identical).
+__device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD]) {
+#pragma unroll
+    for (int size = 2; size <= ITEMS_PER_THREAD; size <<= 1) {
+#pragma unroll
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+#pragma unroll
+            for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+                const int l = i ^ stride;
+                if (l > i) {
+                    const bool up = (i & size) == 0;  // this pair ascends
+#if HAS_VALUES
+                    const bool l_first = key[l] < key[i] || (key[l] == key[i] && index[l] < index[i]);
+                    if (l_first == up) {
+                        const Bits t = key[i];
+                        key[i] = key[l];
+                        key[l] = t;
+                        const u32 u = index[i];
+                        index[i] = index[l];
+                        index[l] = u;
+                    }
+#else
+                    const Bits a = key[i];
+                    const Bits b = key[l];
+                    const Bits lo = b < a ? b : a;
+                    const Bits hi = b < a ? a : b;
+                    key[i] = up ? lo : hi;
+                    key[l] = up ? hi : lo;
+#endif
+                }
+            }
+        }
+    }
+}
+
+// One merge level of the window in registers (blocked): pairs of runs of R keys from window
+// offset o (R >= ITEMS_PER_THREAD and o a multiple of ITEMS_PER_THREAD); threads whose items
+// lie before o keep them. `index` follows its key (source window index). Every thread calls.
+__device__ __forceinline__ void merge_level(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R, u32 o,
+                                            Bits* sk, u32* sidx) {
+    const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        sk[pad(x0 + k)] = key[k];
+#if HAS_VALUES
+        sidx[pad(x0 + k)] = index[k];
+#endif
+    }
+    __syncthreads();
+    if (x0 >= o) {
+        const u32 seg = o + ((x0 - o) / (2 * R)) * (2 * R);
+        const u32 a1 = min(seg + R, (u32)WINDOW);
+        const u32 b1 = min(seg + 2 * R, (u32)WINDOW);
+        const u32 diag = x0 - seg;
+        const u32 half = diag + ITEMS_PER_THREAD / 2;
+        const u32 p = merge_path(sk, seg, a1 - seg, a1, b1 - a1, diag);
+        const u32 q = merge_path(sk, seg, a1 - seg, a1, b1 - a1, half);
+        u32 from[ITEMS_PER_THREAD];
+        serial_merge<ITEMS_PER_THREAD>(sk, seg + p, a1 + diag - p, seg + q, a1 + half - q, a1, b1, key, from);
+#if HAS_VALUES
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) index[k] = sidx[pad(from[k])];
+#endif
+    }
+    __syncthreads();
+}
+
+// ---- sort_windows: grid = ceil(n / tile_out) blocks of BLOCK_THREADS; dynamic shared memory
+// PADDED(WINDOW) * SLOT_BYTES, plus PADDED(WINDOW) * 4 with values. Block b: s = b * tile_out,
+// the window [max(s - before, 0), min(s + tile_out + after, n)) of at most WINDOW keys, sorted
+// into runs of 2 * run_half (from ITEMS_PER_THREAD up, levels while run < WINDOW), then if
+// `offset_pass`, one merge level of runs run_half from offset run_half; writes positions
+// [s, min(s + tile_out, n)). With `check`, raises *flag if the window is not check_k-sorted
+// (the output is then meaningless). in == out is allowed when before == after == 0. ----
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, WINDOW_MIN_BLOCKS)
+sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value* out_vals, u64 n, Bits flip,
+             u64 before, u64 after, u64 tile_out, u32 run_half, u32 offset_pass, u32 check, u64 check_k, u32* flag) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ typename BlockScanT::TempStorage scan_tmp;
+    Bits* sk = reinterpret_cast<Bits*>(smem);
+    u32* sidx = reinterpret_cast<u32*>(smem + PADDED(WINDOW) * SLOT_BYTES);
+#if HAS_VALUES
+    Value* sv = reinterpret_cast<Value*>(smem);  // aliases the keys, once they are written out
+#else
+    (void)in_vals;
+    (void)out_vals;
+#endif
+    const u32 tid = threadIdx.x;
+    const u64 s = (u64)blockIdx.x * tile_out;
+    const u64 ws = s > before ? s - before : 0;
+    const u64 we = s + tile_out + after < n ? s + tile_out + after : n;
+    const u32 w = (u32)(we - ws);
+    const u32 out_lo = (u32)(s - ws);
+    const u32 out_hi = (u32)((s + tile_out < n ? s + tile_out : n) - ws);
+
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const u32 e = k * BLOCK_THREADS + tid;
+        sk[pad(e)] = e < w ? rank_of(in_keys[ws + e], flip) : highest_rank();
+    }
+    __syncthreads();
+    const u32 x0 = tid * ITEMS_PER_THREAD;
+    Bits key[ITEMS_PER_THREAD];
+    u32 index[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        key[k] = sk[pad(x0 + k)];
+        index[k] = x0 + k;
+    }
+
+    if (check) {
+        // Window prefix maxima, then every key against the maximum check_k + 1 places before.
+        Bits pre[ITEMS_PER_THREAD];
+        Bits acc = 0;
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            acc = key[k] > acc ? key[k] : acc;
+            pre[k] = acc;
+        }
+        Bits total;
+        const Bits before_me = BlockScanT::exclusive_scan(acc, (Bits)0, sortlab::Max(), total, scan_tmp);
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) sk[pad(x0 + k)] = pre[k] > before_me ? pre[k] : before_me;
+        __syncthreads();
+        bool bad = false;
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            const u64 e = x0 + k;
+            if (e < w && e > check_k && sk[pad((u32)(e - check_k - 1))] > key[k]) bad = true;
+        }
+        if (bad) atomicOr(flag, 1u);
+        __syncthreads();
+    }
+
+    register_sort(key, index);
+    for (u32 r = ITEMS_PER_THREAD; r <= run_half && r < (u32)WINDOW; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
+    if (offset_pass) merge_level(key, index, run_half, run_half, sk, sidx);
+
+    // Registers -> shared (blocked) -> global (striped, coalesced).
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        sk[pad(x0 + k)] = key[k];
+#if HAS_VALUES
+        sidx[pad(x0 + k)] = index[k];
+#endif
+    }
+    __syncthreads();
+    for (u32 e = out_lo + tid; e < out_hi; e += BLOCK_THREADS) out_keys[ws + e] = key_of(sk[pad(e)], flip);
+#if HAS_VALUES
+    __syncthreads();  // every key is read before the values overwrite them
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const u32 e = k * BLOCK_THREADS + tid;
+        if (e < w) sv[pad(e)] = in_vals[ws + e];
+    }
+    __syncthreads();
+    for (u32 e = out_lo + tid; e < out_hi; e += BLOCK_THREADS) out_vals[ws + e] = sv[pad(sidx[pad(e)])];
+#endif
+}
+
+// The segment of the merge pass (run, offset) that holds position x: before `offset` the keys
+// [0, offset) alone (A, with no B), then pairs A = [start, start + run), B = [start + run,
+// start + 2 run), all clipped to n.
+struct Segment {
+    u64 start, a1, b1;
+};
+__device__ __forceinline__ Segment segment_of(u64 x, u64 n, u64 run, u64 offset) {
+    Segment g;
+    if (x < offset) {
+        g.start = 0;
+        g.a1 = offset < n ? offset : n;
+        g.b1 = g.a1;
+    } else {
+        g.start = offset + ((x - offset) / (2 * run)) * (2 * run);
+        g.a1 = g.start + run < n ? g.start + run : n;
+        g.b1 = g.start + 2 * run < n ? g.start + 2 * run : n;
+    }
+    return g;
+}
+
+// ---- merge_partition: one thread per merge tile (tiles = ceil(n / MERGE_TILE)); splits[b] =
+// the number of A keys among the first (b * MERGE_TILE - start) outputs of tile b's segment. ----
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
+merge_partition(const KEY_T* keys, u64 n, Bits flip, u64 run, u64 offset, u64 tiles, u64* splits) {
+    const u64 b = (u64)blockIdx.x * MERGE_THREADS + threadIdx.x;
+    if (b >= tiles) return;
+    const u64 x = b * MERGE_TILE;
+    const Segment g = segment_of(x, n, run, offset);
+    const u64 diag = x - g.start;
+    const u64 la = g.a1 - g.start;
+    const u64 lb = g.b1 - g.a1;
+    u64 lo = diag > lb ? diag - lb : 0;
+    u64 hi = diag < la ? diag : la;
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        if (rank_of(keys[g.a1 + diag - 1 - mid], flip) < rank_of(keys[g.start + mid], flip)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    splits[b] = lo;
+}
+
+// ---- merge_pass: one block of MERGE_THREADS per merge tile; static shared memory. Writes
+// out[x0, x1) (x0 = b * MERGE_TILE, x1 = min(x0 + MERGE_TILE, n)): the merge of the tile's
+// share of its segment's A and B. in and out must differ. ----
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
+merge_pass(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value* out_vals, u64 n, Bits flip, u64 run,
+           u64 offset, const u64* splits) {
+    __shared__ __align__(16) unsigned char slots[PADDED(MERGE_TILE) * SLOT_BYTES];
+    Bits* sk = reinterpret_cast<Bits*>(slots);
+#if HAS_VALUES
+    __shared__ u32 sidx[PADDED(MERGE_TILE)];
+    Value* sv = reinterpret_cast<Value*>(slots);
+#else
+    (void)in_vals;
+    (void)out_vals;
+#endif
+    const u32 tid = threadIdx.x;
+    const u64 b = blockIdx.x;
+    const u64 x0 = b * MERGE_TILE;
+    const u64 x1 = x0 + MERGE_TILE < n ? x0 + MERGE_TILE : n;
+    const Segment g = segment_of(x0, n, run, offset);
+    const u64 a_beg = splits[b];
+    const u64 a_end = x1 >= g.b1 ? g.a1 - g.start : splits[b + 1];
+    const u64 b_beg = (x0 - g.start) - a_beg;
+    const u64 b_end = (x1 - g.start) - a_end;
+    const u32 la = (u32)(a_end - a_beg);
+    const u32 lb = (u32)(b_end - b_beg);
+    const u64 ga = g.start + a_beg;  // first A key of the tile
+    const u64 gb = g.a1 + b_beg;     // first B key of the tile
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        const u32 e = k * MERGE_THREADS + tid;
+        if (e < la + lb) sk[pad(e)] = rank_of(e < la ? in_keys[ga + e] : in_keys[gb + (e - la)], flip);
+    }
+    __syncthreads();
+    const u32 d0 = tid * MERGE_ITEMS;
+    const u32 dh = d0 + MERGE_ITEMS / 2;
+    Bits key[MERGE_ITEMS];
+    u32 from[MERGE_ITEMS];
+    if (d0 < la + lb) {
+        const u32 p = merge_path(sk, 0, la, la, lb, d0);
+        const u32 q = merge_path(sk, 0, la, la, lb, dh < la + lb ? dh : la + lb);
+        serial_merge<MERGE_ITEMS>(sk, p, la + d0 - p, q, la + (dh < la + lb ? dh : la + lb) - q, la, la + lb, key,
+                                  from);
+    }
+    __syncthreads();
+    if (d0 < la + lb) {
+#pragma unroll
+        for (int k = 0; k < MERGE_ITEMS; ++k) {
+            if (d0 + k < la + lb) {
+                sk[pad(d0 + k)] = key[k];
+#if HAS_VALUES
+                sidx[pad(d0 + k)] = from[k];
+#endif
+            }
+        }
+    }
+    __syncthreads();
+    for (u32 e = tid; e < la + lb; e += MERGE_THREADS) out_keys[x0 + e] = key_of(sk[pad(e)], flip);
+#if HAS_VALUES
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        const u32 e = k * MERGE_THREADS + tid;
+        if (e < la + lb) sv[pad(e)] = e < la ? in_vals[ga + e] : in_vals[gb + (e - la)];
+    }
+    __syncthreads();
+    for (u32 e = tid; e < la + lb; e += MERGE_THREADS) out_vals[x0 + e] = sv[pad(sidx[pad(e)])];
+#endif
+}

@@ -1,0 +1,97 @@
+//! The property suite on the radix sorts: the rayon twin in `cpu-reference` (runs in CI) and
+//! each GPU variant of `sortlab_gpu_sorts::radix` (ignored without a CUDA device; run with
+//! `--include-ignored` on a CUDA machine, e.g. through scripts/gpu-check).
+
+use sortlab_cpu_reference::radix as cpu_radix;
+use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
+use sortlab_primitives::{Gpu, Order, SortKey, SortValue};
+use sortlab_verify::SortAlgorithm;
+
+/// `sortlab_cpu_reference::radix`: the rayon LSD radix sort.
+struct CpuRadix;
+
+impl SortAlgorithm for CpuRadix {
+    fn name(&self) -> String {
+        "cpu-reference radix (rayon LSD)".into()
+    }
+    fn is_stable(&self) -> bool {
+        true
+    }
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+        cpu_radix::sort_keys(keys, order);
+        Ok(())
+    }
+    fn sort_pairs<K: SortKey, V: SortValue>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        order: Order,
+    ) -> Result<(), String> {
+        cpu_radix::sort_pairs(keys, values, order).map_err(|e| e.to_string())
+    }
+    fn tile_sizes(&self) -> Vec<usize> {
+        // Past one rayon chunk, the twin scatters chunks in parallel.
+        vec![1 << 15]
+    }
+}
+
+/// One GPU radix variant, through the host conveniences (upload, sort, download).
+struct GpuRadix {
+    gpu: Gpu,
+    variant: RadixVariant,
+}
+
+impl GpuRadix {
+    fn new(variant: RadixVariant) -> Self {
+        let gpu = Gpu::new(0).expect("a CUDA device (these tests are ignored without one)");
+        GpuRadix { gpu, variant }
+    }
+    fn options(&self, order: Order) -> RadixOptions {
+        RadixOptions {
+            order,
+            variant: self.variant,
+            ..RadixOptions::default()
+        }
+    }
+}
+
+impl SortAlgorithm for GpuRadix {
+    fn name(&self) -> String {
+        format!("gpu radix ({})", self.variant)
+    }
+    fn is_stable(&self) -> bool {
+        true
+    }
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+        radix::sort_keys_host(&self.gpu, keys, &self.options(order)).map_err(|e| e.to_string())
+    }
+    fn sort_pairs<K: SortKey, V: SortValue>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        order: Order,
+    ) -> Result<(), String> {
+        radix::sort_pairs_host(&self.gpu, keys, values, &self.options(order))
+            .map_err(|e| e.to_string())
+    }
+    fn tile_sizes(&self) -> Vec<usize> {
+        radix::edge_lengths(self.variant)
+    }
+}
+
+sortlab_verify::sort_suite!(cpu_radix_suite, CpuRadix);
+sortlab_verify::sort_suite!(
+    gpu_radix_onebit,
+    GpuRadix::new(RadixVariant::OneBit),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    gpu_radix_satish,
+    GpuRadix::new(RadixVariant::Satish),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    gpu_radix_fast,
+    GpuRadix::new(RadixVariant::Fast),
+    ignore = "needs a CUDA device"
+);

@@ -1,0 +1,646 @@
+//! roughsort on both engines: the radius, k-sortedness, the halving step, and every roughsort
+//! against the reference sort.
+//!
+//! CPU (CI): every radius form of `cpu_reference::rough` equals the reference radius on every
+//! pattern of DESIGN.md §5 (and the O(n²) definition on short inputs); the k-sorted generator
+//! has radius exactly min(k, n - 1); every halving step meets its bound `⌈k/2⌉ - 1`; the
+//! sequential (halving) and parallel (Altman-Chlebus) roughsorts run the whole sort suite
+//! (stable pairs exactly); a too-small radius is reported.
+//!
+//! GPU (`#[ignore = "needs a CUDA device"]`): the same for `sortlab_roughsort` — radius and
+//! is_k_sorted against the CPU on every pattern and on k-sorted inputs whose radius crosses the
+//! one-pass reach, the sort suite for `rough_sort` and for `rough_sort_with_radius`, every
+//! path (window, merge passes, full sort) on keys and stable pairs, a too-small radius
+//! reported with the data untouched, and `gpu_rough_timings` (run it alone: it prints the
+//! kernel times at 2^28 u32 keys).
+
+use sortlab_cpu_reference::{check, rough, sort, CheckError};
+use sortlab_verify::{generate, seed_for, Order, Pattern, SortAlgorithm, SortKey, SortValue};
+
+/// Lengths for the radius comparisons: the suite's, and around the GPU tile (4096) and window
+/// (8192) sizes.
+const RADIUS_LENGTHS: [usize; 16] = [
+    0, 1, 2, 3, 31, 33, 257, 1025, 4095, 4096, 4097, 8191, 8193, 10_007, 12_289, 70_001,
+];
+
+/// Radii for the k-sorted inputs: 0, 1, 2, small, a GPU tile ±1 (the one-pass radius reach),
+/// the window limits, large.
+const RADII: [usize; 16] = [
+    0, 1, 2, 7, 16, 255, 512, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, 30_000,
+];
+
+/// The patterns of DESIGN.md §5 and k-sorted at every radius of [`RADII`].
+fn radius_patterns() -> Vec<Pattern> {
+    let mut p = sortlab_verify::suite::suite_patterns();
+    p.extend(RADII.map(Pattern::KSorted));
+    p
+}
+
+/// Every key type, as a list of calls of `$f::<K>($args)`.
+macro_rules! for_each_key {
+    ($f:ident ( $($args:expr),* )) => {
+        $f::<u32>($($args),*);
+        $f::<i32>($($args),*);
+        $f::<f32>($($args),*);
+        $f::<u64>($($args),*);
+        $f::<i64>($($args),*);
+        $f::<f64>($($args),*);
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU engine.
+
+fn cpu_radius_forms<K: SortKey>(seed: u64) {
+    for pattern in radius_patterns() {
+        for n in RADIUS_LENGTHS {
+            let keys: Vec<K> = generate(pattern, n, seed);
+            for order in [Order::Ascending, Order::Descending] {
+                let r = check::radius(&keys, order);
+                let what = format!("{} {pattern} n = {n} {order}", K::NAME);
+                assert_eq!(rough::radius(&keys, order), r, "radius, {what}");
+                assert_eq!(rough::radius_memory_saving(&keys, order), r, "{what}");
+                assert_eq!(rough::radius_par(&keys, order), r, "radius_par, {what}");
+                assert_eq!(rough::dm(&keys, order).into_iter().max().unwrap_or(0), r);
+                if n <= 300 {
+                    assert_eq!(rough::radius_naive(&keys, order), r, "naive, {what}");
+                }
+                if let Pattern::KSorted(k) = pattern {
+                    if order == Order::Ascending {
+                        assert_eq!(r, k.min(n.saturating_sub(1)), "generator, {what}");
+                    }
+                }
+                let lr = rough::lr(&keys, order);
+                let rl = rough::rl(&keys, order);
+                assert!(check::is_sorted(&lr, order) && check::is_sorted(&rl, order));
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_radius_forms_agree_on_every_pattern() {
+    let seed = seed_for("rough::cpu_radius_forms_agree_on_every_pattern");
+    // Unsigned, signed and float ranks; the GPU test runs every key type.
+    cpu_radius_forms::<u32>(seed);
+    cpu_radius_forms::<i64>(seed);
+    cpu_radius_forms::<f64>(seed);
+}
+
+#[test]
+fn cpu_radius_par_on_long_inputs() {
+    let seed = seed_for("rough::cpu_radius_par_on_long_inputs");
+    for pattern in [
+        Pattern::KSorted(3),
+        Pattern::KSorted(40_000),
+        Pattern::Sorted95,
+        Pattern::SawLong,
+        Pattern::Uniform,
+    ] {
+        let keys: Vec<u32> = generate(pattern, 300_007, seed);
+        for order in [Order::Ascending, Order::Descending] {
+            assert_eq!(
+                rough::radius_par(&keys, order),
+                check::radius(&keys, order),
+                "{pattern} {order}"
+            );
+        }
+    }
+}
+
+fn cpu_halving<K: SortKey>(seed: u64) {
+    for pattern in radius_patterns() {
+        for n in [33, 1025, 4097, 10_007] {
+            for order in [Order::Ascending, Order::Descending] {
+                let mut keys: Vec<K> = generate(pattern, n, seed);
+                let mut expected = keys.clone();
+                sort::sort(&mut expected, order);
+                let mut k = check::radius(&keys, order);
+                // Every step from the exact radius, and one from a larger bound.
+                let mut loose = keys.clone();
+                let bound = rough::halving_step(&mut loose, k + 3, order);
+                assert!(check::radius(&loose, order) <= bound);
+                while k > 0 {
+                    let bound = rough::halving_step(&mut keys, k, order);
+                    assert_eq!(bound, k.div_ceil(2) - 1);
+                    let r = check::radius(&keys, order);
+                    assert!(
+                        r <= bound,
+                        "{} {pattern} n = {n} {order}: radius {k} -> {r} > {bound}",
+                        K::NAME
+                    );
+                    k = r;
+                }
+                check::check_equal(&expected, &keys).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_every_halving_step_halves_the_radius() {
+    let seed = seed_for("rough::cpu_every_halving_step_halves_the_radius");
+    cpu_halving::<u32>(seed);
+    cpu_halving::<f64>(seed);
+}
+
+#[test]
+fn cpu_too_small_radius_is_reported() {
+    let seed = seed_for("rough::cpu_too_small_radius_is_reported");
+    for k in [1, 2, 16, 1000] {
+        let input: Vec<i64> = generate(Pattern::KSorted(k), 5000, seed);
+        let mut keys = input.clone();
+        let err = rough::rough_sort_par_with_radius(&mut keys, k - 1, Order::Ascending)
+            .expect_err("k - 1 is too small");
+        assert!(matches!(err, CheckError::NotKSorted { .. }), "{err}");
+        assert_eq!(keys, input, "data changed on error");
+        rough::rough_sort_par_with_radius(&mut keys, k, Order::Ascending).unwrap();
+        check::check_sorted(&keys, Order::Ascending).unwrap();
+        assert!(rough::is_k_sorted(&input, k, Order::Ascending));
+        assert!(!rough::is_k_sorted(&input, k - 1, Order::Ascending));
+    }
+}
+
+#[test]
+fn cpu_bubble_sort_sorts() {
+    let seed = seed_for("rough::cpu_bubble_sort_sorts");
+    for pattern in [
+        Pattern::KSorted(5),
+        Pattern::Uniform,
+        Pattern::FloatSpecials,
+    ] {
+        for order in [Order::Ascending, Order::Descending] {
+            let input: Vec<f32> = generate(pattern, 700, seed);
+            let (mut keys, mut expected) = (input.clone(), input);
+            let passes = rough::bubble_sort(&mut keys, order);
+            sort::sort(&mut expected, order);
+            check::check_equal(&expected, &keys).unwrap();
+            if pattern == Pattern::KSorted(5) && order == Order::Ascending {
+                assert!(passes <= 6, "{passes} passes for radius 5");
+            }
+        }
+    }
+}
+
+/// `cpu_reference::rough::{rough_sort_seq, rough_sort_seq_pairs}`: the halving algorithm.
+struct CpuRoughSeq;
+
+/// `cpu_reference::rough::{rough_sort_par, rough_sort_par_pairs}`: Altman-Chlebus on rayon.
+struct CpuRoughPar;
+
+macro_rules! cpu_rough {
+    ($t:ty, $name:literal, $keys:path, $pairs:path) => {
+        impl SortAlgorithm for $t {
+            fn name(&self) -> String {
+                $name.into()
+            }
+            fn is_stable(&self) -> bool {
+                true
+            }
+            fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+                $keys(keys, order);
+                Ok(())
+            }
+            fn sort_pairs<K: SortKey, V: SortValue>(
+                &self,
+                keys: &mut [K],
+                values: &mut [V],
+                order: Order,
+            ) -> Result<(), String> {
+                $pairs(keys, values, order)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }
+        }
+    };
+}
+
+cpu_rough!(
+    CpuRoughSeq,
+    "cpu-reference rough_sort_seq (halving)",
+    rough::rough_sort_seq,
+    rough::rough_sort_seq_pairs
+);
+cpu_rough!(
+    CpuRoughPar,
+    "cpu-reference rough_sort_par (Altman-Chlebus, rayon)",
+    rough::rough_sort_par,
+    rough::rough_sort_par_pairs
+);
+
+sortlab_verify::sort_suite!(cpu_rough_seq, CpuRoughSeq);
+sortlab_verify::sort_suite!(cpu_rough_par, CpuRoughPar);
+
+// ---------------------------------------------------------------------------------------------
+// GPU engine.
+
+mod gpu {
+    use super::*;
+    use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer};
+    use sortlab_roughsort::{
+        is_k_sorted, radius, rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius,
+        rough_sort_with_radius, Error, OnWrongRadius, RoughOptions, RoughPath,
+    };
+    use std::time::Instant;
+
+    const NEEDS: &str = "needs a CUDA device";
+
+    pub(super) fn gpu() -> Gpu {
+        Gpu::new(0).unwrap_or_else(|e| panic!("{NEEDS}: {e}"))
+    }
+
+    /// `rough_sort` / `rough_sort_pairs` (the radius determined on the device).
+    pub(super) struct GpuRough(pub(super) Gpu);
+
+    /// `rough_sort_with_radius` / `rough_sort_pairs_with_radius` with the CPU's radius (so the
+    /// checked paths run on every pattern).
+    pub(super) struct GpuRoughWithRadius(pub(super) Gpu);
+
+    impl SortAlgorithm for GpuRough {
+        fn name(&self) -> String {
+            "roughsort rough_sort (GPU)".into()
+        }
+        fn is_stable(&self) -> bool {
+            true
+        }
+        fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+            let mut d = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
+            let report = rough_sort(&self.0, &mut d, order).map_err(|e| e.to_string())?;
+            let expected = check::radius(keys, order);
+            if report.radius != expected || !report.determined {
+                return Err(format!("report {report:?}, CPU radius {expected}"));
+            }
+            d.copy_to_host(keys).map_err(|e| e.to_string())
+        }
+        fn sort_pairs<K: SortKey, V: SortValue>(
+            &self,
+            keys: &mut [K],
+            values: &mut [V],
+            order: Order,
+        ) -> Result<(), String> {
+            let mut dk = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
+            let mut dv = DeviceBuffer::from_host(&self.0, values).map_err(|e| e.to_string())?;
+            rough_sort_pairs(&self.0, &mut dk, &mut dv, order).map_err(|e| e.to_string())?;
+            dk.copy_to_host(keys).map_err(|e| e.to_string())?;
+            dv.copy_to_host(values).map_err(|e| e.to_string())
+        }
+        fn tile_sizes(&self) -> Vec<usize> {
+            vec![4096, 8192]
+        }
+    }
+
+    impl SortAlgorithm for GpuRoughWithRadius {
+        fn name(&self) -> String {
+            "roughsort rough_sort_with_radius (GPU, CPU radius)".into()
+        }
+        fn is_stable(&self) -> bool {
+            true
+        }
+        fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+            let k = check::radius(keys, order);
+            let opts = RoughOptions {
+                order,
+                ..RoughOptions::default()
+            };
+            let mut d = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
+            rough_sort_with_radius(&self.0, &mut d, k, &opts).map_err(|e| e.to_string())?;
+            d.copy_to_host(keys).map_err(|e| e.to_string())
+        }
+        fn sort_pairs<K: SortKey, V: SortValue>(
+            &self,
+            keys: &mut [K],
+            values: &mut [V],
+            order: Order,
+        ) -> Result<(), String> {
+            let k = check::radius(keys, order);
+            let opts = RoughOptions {
+                order,
+                ..RoughOptions::default()
+            };
+            let mut dk = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
+            let mut dv = DeviceBuffer::from_host(&self.0, values).map_err(|e| e.to_string())?;
+            rough_sort_pairs_with_radius(&self.0, &mut dk, &mut dv, k, &opts)
+                .map_err(|e| e.to_string())?;
+            dk.copy_to_host(keys).map_err(|e| e.to_string())?;
+            dv.copy_to_host(values).map_err(|e| e.to_string())
+        }
+        fn tile_sizes(&self) -> Vec<usize> {
+            vec![4096, 8192]
+        }
+    }
+
+    fn radius_vs_cpu<K: SortKey>(gpu: &Gpu, seed: u64) {
+        let mut lengths = RADIUS_LENGTHS.to_vec();
+        lengths.push((1 << 20) + 3);
+        for pattern in radius_patterns() {
+            for &n in &lengths {
+                let keys: Vec<K> = generate(pattern, n, seed);
+                let d = DeviceBuffer::from_host(gpu, &keys).unwrap();
+                for order in [Order::Ascending, Order::Descending] {
+                    let r = check::radius(&keys, order);
+                    let what = format!("{} {pattern} n = {n} {order} seed {seed}", K::NAME);
+                    assert_eq!(radius(gpu, &d, order).unwrap(), r, "radius, {what}");
+                    for k in [r.saturating_sub(1), r, r + 1, 0, 4096] {
+                        assert_eq!(
+                            is_k_sorted(gpu, &d, k, order).unwrap(),
+                            r <= k,
+                            "is_k_sorted({k}), radius {r}, {what}"
+                        );
+                    }
+                }
+                let back = d.to_host().unwrap();
+                check::check_equal(&keys, &back).expect("radius changed the keys");
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_radius_and_is_k_sorted_match_the_cpu() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_radius_and_is_k_sorted_match_the_cpu");
+        for_each_key!(radius_vs_cpu(&gpu, seed));
+    }
+
+    fn paths<K: SortKey>(gpu: &Gpu, seed: u64) {
+        let n = (1 << 20) + 3;
+        for (k, path) in [
+            (0, RoughPath::AlreadySorted),
+            (1, RoughPath::Window),
+            (16, RoughPath::Window),
+            (512, RoughPath::Window),
+            (1024, RoughPath::Window),
+            (1025, RoughPath::MergePasses),
+            (4096, RoughPath::MergePasses),
+            (70_000, RoughPath::MergePasses),
+            (n / 2 + 10, RoughPath::FullSort),
+            (n - 1, RoughPath::FullSort),
+        ] {
+            let input: Vec<K> = generate(Pattern::KSorted(k), n, seed);
+            for order in [Order::Ascending, Order::Descending] {
+                let mut expected = input.clone();
+                sort::sort(&mut expected, order);
+                let what = format!("{} k = {k} {order}", K::NAME);
+                let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let report = rough_sort(gpu, &mut d, order).unwrap();
+                check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                if order == Order::Ascending {
+                    assert_eq!(report.radius, k, "{what}");
+                    // 8-byte keys have the same window (8192) as 4-byte ones.
+                    assert_eq!(report.path, path, "{what}");
+                }
+                // Pairs, stable, against the reference.
+                let values: Vec<u32> = (0..n as u32).collect();
+                let (mut ek, mut ev) = (input.clone(), values.clone());
+                sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+                let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                let r = check::radius(&input, order);
+                let opts = RoughOptions {
+                    order,
+                    ..RoughOptions::default()
+                };
+                rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
+                check::check_pairs_equal(&ek, &ev, &dk.to_host().unwrap(), &dv.to_host().unwrap())
+                    .expect(&what);
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_every_path_sorts_keys_and_stable_pairs() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_every_path_sorts_keys_and_stable_pairs");
+        paths::<u32>(&gpu, seed);
+        paths::<f64>(&gpu, seed);
+        paths::<i64>(&gpu, seed);
+    }
+
+    fn too_small<K: SortKey>(gpu: &Gpu, seed: u64) {
+        for n in [100, 5000, (1 << 20) + 3] {
+            for k in [1, 2, 16, 1024, 1025, 4096, 70_000] {
+                if k >= n {
+                    continue;
+                }
+                let input: Vec<K> = generate(Pattern::KSorted(k), n, seed);
+                for order in [Order::Ascending, Order::Descending] {
+                    let r = check::radius(&input, order);
+                    if r == 0 {
+                        continue;
+                    }
+                    let what = format!("{} n = {n} k = {k} r = {r} {order}", K::NAME);
+                    let opts = RoughOptions {
+                        order,
+                        on_wrong_radius: OnWrongRadius::Error,
+                    };
+                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    for small in [r - 1, r / 2, 0] {
+                        let err =
+                            rough_sort_with_radius(gpu, &mut d, small, &opts).expect_err(&what);
+                        assert_eq!(err, Error::RadiusTooSmall { k: small }, "{what}");
+                        check::check_equal(&input, &d.to_host().unwrap())
+                            .expect("keys changed by a refused radius");
+                    }
+                    let values: Vec<u64> = (0..n as u64).collect();
+                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                    let err = rough_sort_pairs_with_radius(gpu, &mut d, &mut dv, r - 1, &opts)
+                        .expect_err(&what);
+                    assert_eq!(err, Error::RadiusTooSmall { k: r - 1 });
+                    assert_eq!(dv.to_host().unwrap(), values, "values changed: {what}");
+                    let opts = RoughOptions {
+                        order,
+                        on_wrong_radius: OnWrongRadius::Redetermine,
+                    };
+                    let report =
+                        rough_sort_pairs_with_radius(gpu, &mut d, &mut dv, r - 1, &opts).unwrap();
+                    assert!(
+                        report.determined && report.radius == r,
+                        "{what}: {report:?}"
+                    );
+                    let (mut ek, mut ev) = (input.clone(), values.clone());
+                    sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+                    check::check_pairs_equal(
+                        &ek,
+                        &ev,
+                        &d.to_host().unwrap(),
+                        &dv.to_host().unwrap(),
+                    )
+                    .expect(&what);
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_too_small_radius_is_reported_and_leaves_the_data() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_too_small_radius_is_reported_and_leaves_the_data");
+        too_small::<u32>(&gpu, seed);
+        too_small::<f32>(&gpu, seed);
+        too_small::<u64>(&gpu, seed);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_mismatched_lengths_are_an_error() {
+        let gpu = gpu();
+        let mut k = DeviceBuffer::from_host(&gpu, &[3u32, 2, 1]).unwrap();
+        let mut v = DeviceBuffer::from_host(&gpu, &[0u32, 1]).unwrap();
+        let err = rough_sort_pairs(&gpu, &mut k, &mut v, Order::Ascending).unwrap_err();
+        assert!(matches!(err, Error::Gpu(_)), "{err}");
+        assert_eq!(k.to_host().unwrap(), [3, 2, 1]);
+        // Empty and single inputs.
+        let mut e = DeviceBuffer::<f64>::from_host(&gpu, &[]).unwrap();
+        assert_eq!(radius(&gpu, &e, Order::Ascending).unwrap(), 0);
+        assert_eq!(
+            rough_sort(&gpu, &mut e, Order::Descending).unwrap().radius,
+            0
+        );
+        let mut one = DeviceBuffer::from_host(&gpu, &[f64::NAN]).unwrap();
+        let r = rough_sort(&gpu, &mut one, Order::Ascending).unwrap();
+        assert_eq!(r.path, RoughPath::AlreadySorted);
+        assert!(one.to_host().unwrap()[0].is_nan());
+    }
+
+    /// Median of `runs` GPU times (ms) of `f(state)`, after `prepare(state)` (untimed) each
+    /// run and one warm-up.
+    fn median_ms<S>(
+        gpu: &Gpu,
+        runs: usize,
+        state: &mut S,
+        mut prepare: impl FnMut(&mut S),
+        mut f: impl FnMut(&mut S),
+    ) -> f64 {
+        let timer = GpuTimer::new(gpu).unwrap();
+        prepare(state);
+        f(state);
+        let mut t: Vec<f64> = (0..runs)
+            .map(|_| {
+                prepare(state);
+                gpu.synchronize().unwrap();
+                timer.start().unwrap();
+                f(state);
+                timer.stop().unwrap()
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[runs / 2]
+    }
+
+    /// Median wall time (ms) of `f` over `runs` runs after one warm-up.
+    fn median_wall_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+        f();
+        let mut t: Vec<f64> = (0..runs)
+            .map(|_| {
+                let s = Instant::now();
+                f();
+                s.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[runs / 2]
+    }
+
+    /// One radius and one rough_sort of 2^26 u32 keys at k = 256 and k = 4096 (after a
+    /// warm-up that compiles the modules): the target for `ncu`.
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_rough_profile_target() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_rough_profile_target");
+        let mut warm = DeviceBuffer::from_host(&gpu, &[3u32, 1, 2]).unwrap();
+        rough_sort(&gpu, &mut warm, Order::Ascending).unwrap();
+        for k in [256, 4096] {
+            let keys: Vec<u32> = generate(Pattern::KSorted(k), 1 << 26, seed);
+            let mut d = DeviceBuffer::from_host(&gpu, &keys).unwrap();
+            let report = rough_sort(&gpu, &mut d, Order::Ascending).unwrap();
+            assert_eq!(report.radius, k);
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_rough_timings() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_rough_timings");
+        let runs = 7;
+        println!("device: {}", gpu.info().name);
+        // Radius: GPU whole call (wall) against the sequential CPU.
+        println!("radius, u32, ms: n, k, gpu wall, gpu events, cpu seq (memory-saving), cpu seq (report)");
+        for log_n in [16, 20, 24] {
+            let n = 1usize << log_n;
+            for k in [2, 100, 4096, 5000, n / 4] {
+                let keys: Vec<u32> = generate(Pattern::KSorted(k), n, seed);
+                let d = DeviceBuffer::from_host(&gpu, &keys).unwrap();
+                let gw = median_wall_ms(runs, || {
+                    radius(&gpu, &d, Order::Ascending).unwrap();
+                });
+                let ge = median_ms(
+                    &gpu,
+                    runs,
+                    &mut (),
+                    |_| {},
+                    |_| {
+                        radius(&gpu, &d, Order::Ascending).unwrap();
+                    },
+                );
+                let cs = median_wall_ms(3, || {
+                    std::hint::black_box(rough::radius_memory_saving(&keys, Order::Ascending));
+                });
+                let cr = median_wall_ms(3, || {
+                    std::hint::black_box(rough::radius(&keys, Order::Ascending));
+                });
+                println!(
+                    "radius 2^{log_n} k={k}: gpu {gw:.3} (events {ge:.3}), cpu {cs:.3} / {cr:.3}"
+                );
+            }
+        }
+        // Sorts at 2^28 u32.
+        let n = 1usize << 28;
+        println!("2^28 u32 k-sorted, ms (GPU events, median of {runs}): radius, sort given k, rough_sort (radius + sort), path, keys/s");
+        // 16, 256, 4096: the targets; 1024 / 1025: the window path's limit.
+        for k in [16, 256, 1024, 1025, 4096] {
+            let keys: Vec<u32> = generate(Pattern::KSorted(k), n, seed);
+            let pristine = DeviceBuffer::from_host(&gpu, &keys).unwrap();
+            drop(keys);
+            let mut work = pristine.try_clone().unwrap();
+            let r = median_ms(
+                &gpu,
+                runs,
+                &mut (),
+                |_| {},
+                |_| {
+                    radius(&gpu, &pristine, Order::Ascending).unwrap();
+                },
+            );
+            let mut path = None;
+            let opts = RoughOptions::default();
+            let restore = |w: &mut DeviceBuffer<u32>| w.copy_from_device(&pristine).unwrap();
+            let s = median_ms(&gpu, runs, &mut work, restore, |w| {
+                path = Some(rough_sort_with_radius(&gpu, w, k, &opts).unwrap().path);
+            });
+            let t = median_ms(&gpu, runs, &mut work, restore, |w| {
+                rough_sort(&gpu, w, Order::Ascending).unwrap();
+            });
+            assert!(is_k_sorted(&gpu, &work, 0, Order::Ascending).unwrap());
+            println!(
+                "k={k}: radius {r:.3} ms, sort {s:.3} ms, rough_sort {t:.3} ms, path {:?}, {:.2} Gkeys/s",
+                path,
+                n as f64 / t / 1e6
+            );
+        }
+    }
+}
+
+sortlab_verify::sort_suite!(
+    gpu_rough,
+    gpu::GpuRough(gpu::gpu()),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    gpu_rough_with_radius,
+    gpu::GpuRoughWithRadius(gpu::gpu()),
+    ignore = "needs a CUDA device"
+);
