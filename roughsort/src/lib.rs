@@ -9,7 +9,7 @@
 //!
 //! - [`radius`](radius()) and [`is_k_sorted`]: radius determination from the characteristic
 //!   sequences `LR` (prefix maxima) and `RL` (suffix minima) and the disorder measure, fused
-//!   into two passes over the keys when the radius is at most 4096 ([`mod@radius`]);
+//!   into one pass over the keys when the radius is at most 4096 ([`mod@radius`]);
 //! - [`rough_sort`], [`rough_sort_pairs`]: determine the radius, then sort with it
 //!   ([`mod@sort`]: one pass over the keys for radii up to 1024, Altman-Chlebus merge passes
 //!   beyond, a full merge sort when the radius is at least half the length), reporting the
@@ -27,25 +27,26 @@
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
 //! `k-sorted:K`), GPU time with CUDA events, median of 7 (the ignored test `gpu_rough_timings`
-//! in `verify/tests/rough.rs`); CUB `DeviceRadixSort::SortKeys` on the same device in the same
-//! call: 6.40 ms. A device-to-device copy of the keys took 0.72 ms.
+//! in `verify/tests/rough.rs`, 2026-11-24); CUB `DeviceRadixSort::SortKeys` on the same device
+//! (`scripts/bench-gpu roughsort`, same day): 6.40 ms. A device-to-device copy of the keys took
+//! 0.72 ms, so one read of them is about 0.33 ms.
 //!
 //! | k | [`radius`](radius()) | sort, `k` given and checked | [`rough_sort`] (radius + sort) | path | vs CUB |
 //! |---|---|---|---|---|---|
-//! | 16 | 1.97 ms | 1.33 ms | 3.03 ms | window | 2.1x |
-//! | 256 | 1.50 ms | 2.96 ms | 4.21 ms | window | 1.5x |
-//! | 1024 | 1.44 ms | 4.55 ms | 5.67 ms | window | 1.13x |
-//! | 1025 | 1.42 ms | 6.22 ms | 5.76 ms | merge passes | 1.11x |
-//! | 4096 | 1.39 ms | 6.75 ms | 6.13 ms | merge passes | 1.04x |
+//! | 16 | 0.95 ms | 1.32 ms | 1.99 ms | window | 3.2x |
+//! | 256 | 0.94 ms | 2.97 ms | 3.64 ms | window | 1.76x |
+//! | 1024 | 0.91 ms | 4.56 ms | 5.12 ms | window | 1.25x |
+//! | 1025 | 0.92 ms | 6.26 ms | 5.28 ms | merge passes | 1.21x |
+//! | 4096 | 0.89 ms | 6.77 ms | 5.64 ms | merge passes | 1.13x |
 //!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential
-//! forms), same machine: 2^16 keys 0.05 to 0.11 ms against 0.47 to 0.67 ms; 2^20 keys 0.05 to
-//! 0.11 ms against 8 to 10 ms; 2^24 keys 0.13 to 0.36 ms against 132 to 197 ms, for k = 2, 100,
-//! 4096, 5000 and n / 4 (the last two take the far path). The window and merge kernels are
-//! bound by shared memory (Nsight Compute: about 86 % SM throughput and 72 % L1/shared
-//! throughput for `sort_windows` at k = 256), so each merge level costs about 0.3 ms at 2^28
-//! keys.
+//! forms), same machine: 2^16 keys 0.03 ms against 0.35 to 0.63 ms for k = 2 to 4096 (0.15 to
+//! 0.6 ms against 0.75 to 1.5 ms for k = 5000 and n / 4, which take the far path); 2^20 keys
+//! 0.03 to 0.10 ms against 6 to 9 ms; 2^24 keys 0.09 to 0.36 ms against 120 to 160 ms, for
+//! k = 2, 100, 4096, 5000 and n / 4. The window and merge kernels are bound by shared memory
+//! (Nsight Compute: about 86 % SM throughput and 72 % L1/shared throughput for `sort_windows`
+//! at k = 256), so each merge level costs about 0.3 ms at 2^28 keys.
 //!
 //! # Example
 //! ```no_run

@@ -3,17 +3,24 @@
 use sortlab_primitives::{Defines, Gpu, Policy};
 
 /// Radius kernels: 256 threads × 16 keys, tiles of 4096 keys for every key type. The tile is
-/// also the reach of the one-pass radius (`radius_near` resolves every pair at most one tile
-/// apart), so it is at least the largest `k` the benchmarks target (4096); 256 × 16 keeps the
-/// 8-byte kernels' shared memory (about 100 KiB for `radius_near`) within two blocks per SM.
+/// also the reach of the one-pass radius (`radius_onepass` resolves every pair whose left end
+/// lies at most one tile before the right end's tile), so it is at least the largest `k` the
+/// benchmarks target (4096); 256 × 16 keeps the 8-byte kernels' shared memory (two padded tiles,
+/// about 70 KiB for `radius_onepass`) within three blocks per SM.
 const RADIUS_BLOCK_THREADS: u32 = 256;
 const RADIUS_ITEMS: u32 = 16;
-/// Chunks of 32 × 8 = 256 keys: `radius_near` reads back to the start of the chunk holding the
-/// first key that matters to a tile, so a small radius costs a tile 256 extra keys (6 %); the
-/// chunk arrays (two keys per 256) and their scans stay small.
+/// Chunks of 32 × 8 = 256 keys: the granularity of the far path's chunk extremes and of
+/// `is_k_sorted`'s prefix maxima; the chunk arrays (two keys per 256) and their scans stay small.
 const RADIUS_CHUNK_ITEMS: u32 = 8;
+/// Resident `radius_onepass` blocks per SM that its registers are capped for: 4-byte keys 6
+/// (40 registers a thread; the shared memory, 2 padded tiles, allows 6 too), so that enough
+/// tiles are being loaded while others look back and search; 8-byte keys 3 (their shared
+/// memory allows no more).
+const RADIUS_MIN_BLOCKS_4B: u32 = 6;
+const RADIUS_MIN_BLOCKS_8B: u32 = 3;
 
-/// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`).
+/// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`,
+/// `ONEPASS_MIN_BLOCKS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RadiusPolicy {
     /// Threads per block (a power of two).
@@ -22,16 +29,23 @@ pub struct RadiusPolicy {
     pub items_per_thread: u32,
     /// Keys per lane of a chunk; a chunk is `32 * chunk_items` keys and divides the tile.
     pub chunk_items: u32,
+    /// Resident `radius_onepass` blocks per SM that its registers are capped for.
+    pub min_blocks: u32,
 }
 
 impl RadiusPolicy {
     /// The policy for keys of `key_size` bytes on a device of compute capability `cc` (the same
     /// everywhere for now).
-    pub fn for_key(_key_size: usize, _cc: (u32, u32)) -> Self {
+    pub fn for_key(key_size: usize, _cc: (u32, u32)) -> Self {
         RadiusPolicy {
             block_threads: RADIUS_BLOCK_THREADS,
             items_per_thread: RADIUS_ITEMS,
             chunk_items: RADIUS_CHUNK_ITEMS,
+            min_blocks: if key_size <= 4 {
+                RADIUS_MIN_BLOCKS_4B
+            } else {
+                RADIUS_MIN_BLOCKS_8B
+            },
         }
     }
 
@@ -57,6 +71,7 @@ impl Policy for RadiusPolicy {
             .set("BLOCK_THREADS", self.block_threads)
             .set("ITEMS_PER_THREAD", self.items_per_thread)
             .set("CHUNK_ITEMS", self.chunk_items)
+            .set("ONEPASS_MIN_BLOCKS", self.min_blocks)
     }
 }
 

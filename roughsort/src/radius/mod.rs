@@ -5,22 +5,24 @@
 //! `i < j - k` (see `sortlab_cpu_reference::rough` for the definitions and the CPU twins). It
 //! is `max_i (i - j_i)`, where `j_i` is the first `j` with `LR[j] > RL[i]` (`LR` the prefix
 //! maxima, `RL` the suffix minima): `j_i` is the rank of `RL[i]` in `LR`, so all of them come
-//! from one merge of the two non-decreasing sequences. [`radius`] fuses this into few memory
-//! passes:
+//! from one merge of the two non-decreasing sequences. [`radius`] fuses this into one read of
+//! the keys when no inversion spans more than a tile (4096 keys):
 //!
-//! 1. `chunk_extremes` reads the keys once: the largest and smallest key of each chunk of 256;
-//! 2. a scan of the chunk maxima (sortlab-primitives' [`scan`], decoupled look-back) gives
-//!    `LR` before each chunk;
-//! 3. `radius_near` reads each tile of 4096 keys, and before it only back to the chunk where
-//!    `LR` first exceeds the tile's smallest key (found in the scanned chunk maxima: one chunk
-//!    back for a small radius), builds `LR` and the tile's own suffix minima in registers and
-//!    shared memory, and merges them. The suffix minima within the tile change single `d_i`
-//!    but never their maximum (see `radius.cu`), so no suffix scan over the array is needed.
-//!    Exact whenever no key further than a tile back matters, which it checks: always so when
-//!    the radius is at most 4096.
-//! 4. Only if some tile found a `j_i` further back: the chunk minima are scanned too, `LR` and
-//!    `RL` of the whole array are written (`materialize`) and merged tile by tile in global
-//!    memory (`merge_partition`, `merge_radius`): three more passes, any radius.
+//! 1. `radius_onepass`, one block per tile (handed out in order by an atomic counter): loads
+//!    the tile once, scans its maxima and minima with warp shuffles, publishes the tile maximum
+//!    and finds `LR` before the tile (and before the previous tile) by a decoupled look-back
+//!    (Merrill & Garland), as sortlab-primitives' fast [`scan`] does. Only when some key of the
+//!    tile is below `LR` before it does it read the previous tile again (from L2) for its `LR`.
+//!    It then searches `j_i` only for the positions that can realise the radius: strict suffix
+//!    minima of the tile below an earlier key (in k-sorted data about one per disturbed block),
+//!    by a galloping search back from `i` in shared memory. The suffix minima within the tile
+//!    change single `d_i` but never their maximum (see `radius.cu`), so no suffix scan over the
+//!    array is needed. Exact whenever no `j_i` lies before the previous tile, which it checks:
+//!    always so when the radius is at most 4096.
+//! 2. Only if some tile found a `j_i` further back: the chunk extremes of every 256 keys
+//!    (`chunk_extremes`) and their scans (sortlab-primitives' [`scan`]), then `LR` and `RL` of
+//!    the whole array are written (`materialize`) and merged tile by tile in global memory
+//!    (`merge_partition`, `merge_radius`): five more passes, any radius.
 //!
 //! [`is_k_sorted`] compares every `a[j]` with `LR[j - k - 1]` (one pass for the tile maxima,
 //! one that reads at most three tiles per tile).
@@ -164,9 +166,10 @@ impl<'a> Ctx<'a> {
 /// `k`-sorted (0 for sorted keys, at most `n - 1`).
 ///
 /// # Overview
-/// See the [module documentation](self): tile extremes, two scans, one pass that merges `LR`
-/// and `RL` tile by tile in shared memory, and three more passes only when some inversion spans
-/// more than a tile. Equals `sortlab_cpu_reference::rough::radius`.
+/// See the [module documentation](self): one pass that finds `LR` before each tile by a
+/// decoupled look-back and merges it with the tile's suffix minima in shared memory, and five
+/// more passes only when some inversion spans more than a tile. Equals
+/// `sortlab_cpu_reference::rough::radius`.
 ///
 /// # Key types
 /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order, either order.
@@ -176,10 +179,10 @@ impl<'a> Ctx<'a> {
 /// needs `2n` words of scratch). The keys are never modified.
 ///
 /// # Performance
-/// About 2.1 reads of the keys when the radius is at most 4096, and three more reads and two
-/// writes otherwise. NVIDIA H100: 1.4 to 2.0 ms for 2^28 `u32` keys (k = 16 to 4096), 0.13 to
-/// 0.36 ms for 2^24 (the sequential CPU form takes 130 to 200 ms); more in the crate
-/// documentation.
+/// One read of the keys (and a re-read from L2 of the tiles whose keys reach back into the
+/// previous tile) when no inversion spans more than a tile; otherwise five more passes. NVIDIA
+/// H100: 0.89 to 0.95 ms for 2^28 `u32` keys (k = 16 to 4096), about 0.09 ms for 2^24 (the
+/// sequential CPU form takes 120 to 160 ms); more in the crate documentation.
 ///
 /// # Example
 /// ```no_run
@@ -195,28 +198,42 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
         return Ok(0);
     }
     let ctx = Ctx::new::<K>(gpu, n, order)?;
-    let (hi, lo) = ctx.chunk_extremes(keys)?;
-    let pm = ctx.prefix_max(&hi)?;
-    let result = DeviceBuffer::<u64>::zeroed(gpu, 2)?;
-    let near = ctx.module.kernel("radius_near")?;
+    let tiles = grid(gpu, ctx.tiles, "radius_onepass")?;
+    // Words 0 and 1: the radius and the far flag; 2: the tile counter; then a status word per
+    // tile, and for 8-byte ranks an aggregate and an inclusive prefix per tile.
+    let per_tile = if K::SIZE == 4 { 1 } else { 3 };
+    let ws = DeviceBuffer::<u64>::zeroed(gpu, 3 + per_tile * ctx.tiles)?;
+    let (result, _) = ws.ptr_range(0..2)?;
+    let (status, _) = ws.ptr_range(2..)?;
+    let onepass = ctx.module.kernel("radius_onepass")?;
     let mut args = KernelArgs::new();
     args.ptr(keys.ptr())
         .push(n as u64)
         .push(ctx.flip)
-        .ptr(hi.ptr())
-        .ptr(pm.ptr())
-        .ptr(result.ptr());
-    let words = padded(2 * ctx.tile, K::SIZE);
-    // SAFETY: arguments match `radius_near(const KEY_T*, u64, Bits, const KEY_T*, const
-    // KEY_T*, u64*)`; keys holds n keys (block t reads at most [t * TILE - TILE, (t + 1) *
-    // TILE) ∩ [0, n)), hi and pm one key per chunk (read for chunks < ceil(n / CHUNK)), result
-    // two words; the dynamic shared memory is the kernel's PADDED(HALO + TILE) key words
-    // (HALO = TILE).
-    unsafe { near.launch(ctx.per_tile::<K>(words)?, &args)? };
-    let r = result.to_host()?;
+        .ptr(result)
+        .ptr(status)
+        .push(tiles);
+    let shared = (padded(2 * ctx.tile, K::SIZE) * K::SIZE) as u32;
+    // SAFETY: arguments match `radius_onepass(const KEY_T*, u64, Bits, u64*, u64*, u32)`; keys
+    // holds n keys, 16-byte aligned (a DeviceBuffer's start), and a block reads its tile and the
+    // one before it within [0, n) (vector loads only for whole runs of ITEMS_PER_THREAD);
+    // result is two words; status (zeroed) holds the counter word and `per_tile` words per
+    // tile, of which block t touches only tile t's and earlier tiles'; one block per tile, so
+    // the counter hands out exactly the tiles; the dynamic shared memory is the kernel's
+    // PADDED(2 * TILE) key words.
+    unsafe {
+        onepass.launch(
+            LaunchConfig::linear(tiles, ctx.threads).with_shared(shared),
+            &args,
+        )?
+    };
+    let mut r = [0u64; 2];
+    ws.copy_range_to_host(0..2, &mut r)?;
     if r[1] == 0 {
         return Ok(r[0] as usize);
     }
+    let (hi, lo) = ctx.chunk_extremes(keys)?;
+    let pm = ctx.prefix_max(&hi)?;
     let mut sm = lo;
     let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
     scan_in_place(gpu, &mut sm, ctx.ops().1, kind, Direction::Reverse, fast)?;

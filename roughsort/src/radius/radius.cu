@@ -12,14 +12,15 @@
 // smaller key would give a longer pair), so RLt[q] = RL[q] and d_q is the radius.
 //
 // The kernels:
-//   chunk_extremes   per chunk of CHUNK keys: the largest and the smallest rank, as keys (the
-//                    host scans the largest into PM, the exclusive prefix maxima per chunk, with
-//                    sortlab-primitives' scan; the smallest into SM only in the far case)
-//   radius_near      per tile: RLt over the tile, LR over the tile and back to the first chunk
-//                    whose prefix maximum exceeds the tile's smallest RLt (found from PM, at most
-//                    HALO keys back), the merge of the two in shared memory, max (i - j_i) ->
-//                    atomicMax; raises the `far` flag if that chunk lies further back (then some
-//                    inversion spans more than HALO keys)
+//   radius_onepass   per tile, one read of the keys: LR and RLt of the tile, LR before it by a
+//                    decoupled look-back over the tile maxima, the previous tile's LR (re-read,
+//                    from L2) only when some key of the tile is below LR before it; then j_i for
+//                    the few positions that can realise the radius, max (i - j_i) -> atomicMax;
+//                    raises the `far` flag when some j_i lies before the previous tile (then
+//                    some inversion spans more than TILE keys)
+//   chunk_extremes   (far case, is_k_sorted) per chunk of CHUNK keys: the largest and the
+//                    smallest rank, as keys (the host scans them into PM, the exclusive prefix
+//                    maxima per chunk, and SM, the suffix minima, with sortlab-primitives' scan)
 //   materialize      (far case) LR and RL of the whole array, as ranks
 //   merge_partition  (far case) merge-path splits of LR and RL at every TILE-th diagonal
 //   merge_radius     (far case) the merge of LR and RL in tiles: max (i - j_i) -> atomicMax
@@ -55,18 +56,7 @@
 
 #define TILE (BLOCK_THREADS * ITEMS_PER_THREAD)
 #define CHUNK (32 * CHUNK_ITEMS)
-// How far back radius_near looks for the first key that exceeds a tile's smallest suffix
-// minimum: one tile (so radii up to TILE are found in one pass).
-#define HALO TILE
-// radius_near: resident blocks per SM the registers are capped for (4 x 256 threads: 64
-// registers a thread).
-#ifndef NEAR_MIN_BLOCKS
-#define NEAR_MIN_BLOCKS 4
-#endif
-// radius_near's search for j_i steps forward this many times before it bisects.
-#define LINEAR_STEPS 8
 static_assert(TILE % CHUNK == 0, "CHUNK must divide TILE");
-static_assert((HALO + TILE) / CHUNK <= 32, "radius_near searches at most 32 chunks with one warp");
 
 typedef sortlab::KeyBits<KEY_T> Map;
 typedef Map::Bits Bits;
@@ -162,28 +152,6 @@ __device__ __forceinline__ void publish_max(u64 best, u64* result) {
     if (threadIdx.x == 0 && best > 0) atomicMax(result, best);
 }
 
-// Loads keys [start, start + TILE) ∩ [0, n) striped into registers (coalesced, every load in
-// flight at once) as ranks; `fill` past n.
-__device__ __forceinline__ void load_striped(const KEY_T* keys, u64 n, u64 start, Bits flip, Bits fill,
-                                             Bits (&x)[ITEMS_PER_THREAD]) {
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        const u64 j = start + (u64)k * BLOCK_THREADS + threadIdx.x;
-        x[k] = j < n ? rank_of(keys[j], flip) : fill;
-    }
-}
-
-// Striped registers -> blocked registers through the padded shared array `buf` (TILE slots).
-// Every thread calls; ends with __syncthreads().
-__device__ __forceinline__ void striped_to_blocked(Bits (&x)[ITEMS_PER_THREAD], Bits* buf) {
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) buf[pad(k * BLOCK_THREADS + threadIdx.x)] = x[k];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) x[k] = buf[pad(threadIdx.x * ITEMS_PER_THREAD + k)];
-    __syncthreads();
-}
-
 // ---- chunk_extremes: grid = ceil(chunks / (BLOCK_THREADS / 32)) blocks; warp w of block b
 // reduces chunk c = b * BLOCK_THREADS / 32 + w (CHUNK keys, CHUNK_ITEMS per lane: 16-byte
 // vector loads, coalesced, all in flight at once, for a whole chunk) into chunk_hi[c] and
@@ -235,154 +203,289 @@ chunk_extremes(const KEY_T* keys, u64 n, Bits flip, KEY_T* chunk_hi, KEY_T* chun
     }
 }
 
-// ---- radius_near: grid = one block per tile; dynamic shared memory PADDED(HALO + TILE) *
-// sizeof(Bits). chunk_hi: the chunks' largest keys; pm: their exclusive prefix
-// maxima. result[0]: the radius (atomicMax), result[1]: the far flag. ----
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, NEAR_MIN_BLOCKS)
-radius_near(const KEY_T* keys, u64 n, Bits flip, const KEY_T* chunk_hi, const KEY_T* pm, u64* result) {
+// ---- radius_onepass: one block per tile (the tile index from an atomic counter, so a tile only
+// waits for tiles that running blocks hold); dynamic shared memory PADDED(2 * TILE) *
+// sizeof(Bits). `result[0]`: the radius (atomicMax), `result[1]`: the far flag. `ws` (zeroed):
+// ws[0] the tile counter (low half), ws[1 + t] the status of tile t, and for 8-byte ranks
+// ws[1 + tiles + t] its aggregate and ws[1 + 2 * tiles + t] its inclusive prefix maximum.
+//
+// A block loads its tile once (16-byte vector loads, blocked), scans the thread maxima and
+// minima with warp shuffles (LR within the tile, RLt), publishes the tile maximum and looks back
+// (decoupled look-back, Merrill & Garland) for LR before the tile and before the previous tile.
+// When the tile's smallest key is below LR before it, some j lies before the tile: the previous
+// tile (hot in L2) is read again and its LR put in front of the tile's; when it is below LR
+// before the previous tile, some pair spans more than a tile: the far flag. Then only the
+// candidates that can realise the radius are searched: positions i with LR[i] > RLt[i] that are
+// strict suffix minima of the tile (RLt[i] < RLt[i + 1]: of equal RLt the last one is farthest
+// from the same j; the right end of a pair realising the radius is one, as `a[q]` is smaller
+// than every later key). j_i, the first j with LR[j] > RLt[i], by a galloping search back from
+// i in shared memory. ----
+#define ONEPASS_WARPS (BLOCK_THREADS / 32)
+#ifndef ONEPASS_MIN_BLOCKS
+#define ONEPASS_MIN_BLOCKS 1
+#endif
+#define STATUS_AGGREGATE 1ull
+#define STATUS_INCLUSIVE 2ull
+// Whether a rank and its tile status share one 64-bit word (published by one 64-bit store).
+#define PACKED_STATUS (sizeof(Bits) == 4)
+static_assert(ITEMS_PER_THREAD % (16 / sizeof(KEY_T)) == 0, "ITEMS_PER_THREAD: a multiple of the keys per 16 bytes");
+static_assert(TILE <= 0x40000000, "tile positions are ints");
+
+// Loads keys [start + tid * ITEMS, + ITEMS) ∩ [0, n) blocked into registers as ranks (16-byte
+// vector loads for a whole thread's run; `start` is a multiple of TILE); highest rank past n.
+__device__ __forceinline__ void load_blocked(const KEY_T* keys, u64 n, u64 start, Bits flip,
+                                             Bits (&x)[ITEMS_PER_THREAD]) {
+    const u64 s = start + (u64)threadIdx.x * ITEMS_PER_THREAD;
+    if (s + ITEMS_PER_THREAD <= n) {
+        const uint4* v = reinterpret_cast<const uint4*>(keys + s);
+        KeyVector q[ITEMS_PER_THREAD / VEC];
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD / VEC; ++k) q[k].v = v[k];
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD / VEC; ++k) {
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) x[k * VEC + e] = rank_of(q[k].k[e], flip);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            const u64 j = s + k;
+            x[k] = j < n ? rank_of(keys[j], flip) : highest_rank();
+        }
+    }
+}
+
+__device__ __forceinline__ Bits max_of(Bits a, Bits b) { return a < b ? b : a; }
+__device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
+
+// Publishes `value` as the `kind` of `tile`.
+__device__ __forceinline__ void publish_tile(u64* ws, u32 tiles, u32 tile, u64 kind, Bits value) {
+    u64* status = ws + 1;
+    if constexpr (PACKED_STATUS) {
+        __stcg(status + tile, (kind << 32) | (u64)value);
+    } else {
+        sortlab::store_cg(status + tiles + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + tile, (u64)value);
+        __threadfence();
+        *(volatile u64*)(status + tile) = kind;
+    }
+}
+
+// Called by all of warp 0 of the block holding `tile` >= 1: `before`, the largest rank of the
+// tiles before `tile`, and `before2`, of the tiles before `tile - 1` (lowest rank if none).
+__device__ __forceinline__ void look_back2(const u64* ws, u32 tiles, u32 tile, Bits& before, Bits& before2) {
+    const u64* status = ws + 1;
+    const u32 lane = sortlab::lane_id();
+    Bits acc0 = lowest_rank();
+    Bits acc1 = lowest_rank();
+    bool done0 = false;
+    bool done1 = false;
+    u32 skip = 1;                 // lanes below `skip` do not count for before2 (lane 0: tile - 1)
+    i64 window = (i64)tile - 1;  // lane l reads tile window - l
+    while (!(done0 && done1)) {
+        const i64 t = window - (i64)lane;
+        u64 word;
+        do {
+            word = t >= 0 ? *(const volatile u64*)(status + t) : (STATUS_INCLUSIVE << 32);
+        } while (__any_sync(SORTLAB_FULL_WARP, word == 0));
+        u64 kind;
+        Bits v = lowest_rank();
+        if constexpr (PACKED_STATUS) {
+            kind = word >> 32;
+            v = (Bits)word;
+        } else {
+            kind = t >= 0 ? word : STATUS_INCLUSIVE;
+            __threadfence();
+            if (t >= 0) v = (Bits)sortlab::load_cg(status + tiles + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + t);
+        }
+        const u32 incl = __ballot_sync(SORTLAB_FULL_WARP, kind == STATUS_INCLUSIVE);
+        if (!done0) {
+            const u32 stop = incl ? (u32)(__ffs(incl) - 1) : 31u;
+            acc0 = max_of(acc0, sortlab::warp_reduce<32>(lane <= stop ? v : lowest_rank(), sortlab::Max()));
+            done0 = incl != 0;
+        }
+        if (!done1) {
+            const u32 m = incl & ~((1u << skip) - 1u);
+            const u32 stop = m ? (u32)(__ffs(m) - 1) : 31u;
+            acc1 = max_of(acc1, sortlab::warp_reduce<32>(lane >= skip && lane <= stop ? v : lowest_rank(), sortlab::Max()));
+            done1 = m != 0;
+        }
+        skip = 0;
+        window -= 32;
+    }
+    before = acc0;
+    before2 = acc1;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, ONEPASS_MIN_BLOCKS)
+radius_onepass(const KEY_T* keys, u64 n, Bits flip, u64* result, u64* ws, u32 tiles) {
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ typename BlockScanT::TempStorage scan_tmp;
-    __shared__ Bits tile_min;
-    __shared__ u32 first_chunk;
-    Bits* lr = reinterpret_cast<Bits*>(smem);  // LR from the first chunk that matters to te
-    Bits* rl = lr;                             // scratch before LR is written
+    // [0, TILE): LR of the previous tile (when needed); [TILE, 2 TILE): the tile's own prefix
+    // maxima (from the tile's start: LR is their maximum with LR before the tile).
+    Bits* lr = reinterpret_cast<Bits*>(smem);
+    __shared__ Bits warp_max[ONEPASS_WARPS];
+    __shared__ Bits warp_min[ONEPASS_WARPS];
+    __shared__ Bits s_before;
+    __shared__ Bits s_before2;
+    __shared__ u32 s_tile;
     const u32 tid = threadIdx.x;
-    const u64 ts = (u64)blockIdx.x * TILE;
-    const u32 tl = (u32)(n - ts < (u64)TILE ? n - ts : (u64)TILE);
+    const u32 lane = tid & 31;
+    const u32 warp = tid >> 5;
+    if (tid == 0) s_tile = atomicAdd(reinterpret_cast<u32*>(ws), 1u);
+    __syncthreads();
+    const u32 tile = s_tile;
+    const u64 ts = (u64)tile * TILE;
+    const u32 e0 = tid * ITEMS_PER_THREAD;  // my first position in the tile
 
     Bits x[ITEMS_PER_THREAD];
-    load_striped(keys, n, ts, flip, highest_rank(), x);
-    striped_to_blocked(x, rl);
-
-    // RLt, blocked: suffix minima within the thread, then across threads (a scan of the thread
-    // minima in reverse thread order, through shared memory).
-    Bits suf[ITEMS_PER_THREAD];
-    Bits acc = highest_rank();
-#pragma unroll
-    for (int k = ITEMS_PER_THREAD - 1; k >= 0; --k) {
-        acc = x[k] < acc ? x[k] : acc;
-        suf[k] = acc;
-    }
-    {
-        Bits total;
-        // Thread t scans the value of thread BLOCK_THREADS - 1 - t.
-        rl[pad(BLOCK_THREADS - 1 - tid)] = acc;
-        __syncthreads();
-        const Bits mine = rl[pad(tid)];
-        const Bits before = BlockScanT::exclusive_scan(mine, highest_rank(), sortlab::Min(), total, scan_tmp);
-        __syncthreads();
-        rl[pad(BLOCK_THREADS - 1 - tid)] = before;  // the minimum of the threads after me
-        __syncthreads();
-        const Bits after_me = rl[pad(tid)];
-        if (tid == 0) tile_min = total;
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) suf[k] = suf[k] < after_me ? suf[k] : after_me;
-    }
-    const Bits c0 = tile_min;
-
-    // The first chunk whose inclusive prefix maximum exceeds c0, searched from HALO keys back.
-    const u64 tc = ts / CHUNK;
-    const u64 hc = ts >= HALO ? (ts - HALO) / CHUNK : 0;
-    const u64 ec = (ts + tl + CHUNK - 1) / CHUNK;  // chunks [hc, ec) cover the halo and the tile
-    if (tid < 32) {
-        const u64 c = hc + tid;
-        bool above = false;
-        if (c < ec) {
-            const Bits before_c = rank_of(pm[c], flip);
-            const Bits hi_c = rank_of(chunk_hi[c], flip);
-            above = (before_c > hi_c ? before_c : hi_c) > c0;
-        }
-        const u32 ballot = __ballot_sync(SORTLAB_FULL_WARP, above);
-        if (tid == 0) {
-            first_chunk = ballot ? (u32)(__ffs(ballot) - 1) : 0xffffffffu;
-            // LR before the search range already exceeds c0: a pair spans more than HALO keys.
-            if (rank_of(pm[hc], flip) > c0) atomicOr(result + 1, 1ull);
-        }
-    }
-    __syncthreads();
-    if (first_chunk == 0xffffffffu) return;  // no key up to the tile's end exceeds c0: no inversion ends here
-    const u64 a_start = (hc + first_chunk) * CHUNK < ts ? (hc + first_chunk) * CHUNK : ts;
-    const u32 hl = (u32)(ts - a_start);  // halo keys before the tile (< HALO + CHUNK)
-
-    // LR of the halo part [a_start, ts), from pm at its chunk.
-    if (hl > 0) {
-        Bits h[ITEMS_PER_THREAD];
-        load_striped(keys, ts, a_start, flip, lowest_rank(), h);
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            const u32 e = k * BLOCK_THREADS + tid;
-            if (e < hl) lr[pad(e)] = h[k];
-        }
-        __syncthreads();
-        block_scan_inplace<false>(lr, hl, rank_of(pm[a_start / CHUNK], flip), lowest_rank(), sortlab::Max(),
-                                  scan_tmp);
-    }
-    // LR of the tile, blocked, from pm at the tile's first chunk, to shared memory after the
-    // halo part.
-    Bits pre[ITEMS_PER_THREAD];
-    {
-        Bits m = lowest_rank();
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            m = x[k] > m ? x[k] : m;
-            pre[k] = m;
-        }
-        Bits total;
-        const Bits before = BlockScanT::exclusive_scan(m, lowest_rank(), sortlab::Max(), total, scan_tmp);
-        const Bits seed = rank_of(pm[tc], flip);
-        const Bits run = seed > before ? seed : before;
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            pre[k] = pre[k] > run ? pre[k] : run;
-            lr[pad(hl + tid * ITEMS_PER_THREAD + k)] = pre[k];
-        }
-    }
-    __syncthreads();
-    // Each thread takes its own positions i (A index hl + e): where LR[i] > RLt[i], j_i is the
-    // first A index with LR > RLt[i], at most hl + e. First, in step across the warp, one binary
-    // search for the first A index with LR above the thread's smallest RLt (suf[0]), up to its
-    // last position: every j_i of the thread is at or after it. RLt grows with i, so each
-    // search goes on from the last j: a few steps forward, then a binary search.
-    i64 best = 0;
-    u32 j;
-    {
-        const u32 e_first = tid * ITEMS_PER_THREAD;
-        u32 lo = 0;
-        u32 hi = e_first < tl ? hl + min(e_first + ITEMS_PER_THREAD, tl) : 0;
-        while (lo < hi) {
-            const u32 mid = (lo + hi) >> 1;
-            if (lr[pad(mid)] > suf[0]) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        j = lo;
-    }
+    load_blocked(keys, n, ts, flip, x);
+    Bits tmax = lowest_rank();
+    Bits tmin = highest_rank();
 #pragma unroll
     for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        const u32 e = tid * ITEMS_PER_THREAD + k;
-        const Bits c = suf[k];
-        if (e < tl && pre[k] > c) {
-            const u32 top = hl + e;  // lr[top] = LR[i] > c
-            for (int step = 0; step < LINEAR_STEPS && lr[pad(j)] <= c; ++step) ++j;
-            if (lr[pad(j)] <= c) {
-                u32 lo = j + 1;
-                u32 hi = top;
-                while (lo < hi) {
-                    const u32 mid = (lo + hi) >> 1;
-                    if (lr[pad(mid)] > c) {
-                        hi = mid;
-                    } else {
-                        lo = mid + 1;
-                    }
-                }
-                j = lo;
-            }
-            const i64 d = (i64)top - (i64)j;
-            best = d > best ? d : best;
+        tmax = max_of(tmax, x[k]);
+        tmin = min_of(tmin, x[k]);
+    }
+    // Inclusive max scan up the warp, inclusive min scan down it.
+    Bits wmax = tmax;
+    Bits wmin = tmin;
+#pragma unroll
+    for (u32 o = 1; o < 32; o <<= 1) {
+        const Bits u = sortlab::shfl_up(wmax, o);
+        const Bits d = sortlab::shfl_down(wmin, o);
+        if (lane >= o) wmax = max_of(wmax, u);
+        if (lane + o < 32) wmin = min_of(wmin, d);
+    }
+    if (lane == 31) warp_max[warp] = wmax;
+    if (lane == 0) warp_min[warp] = wmin;
+    Bits before_me = sortlab::shfl_up(wmax, 1);  // the largest rank of the tile before me
+    Bits after_me = sortlab::shfl_down(wmin, 1);  // the smallest of the tile after me
+    if (lane == 0) before_me = lowest_rank();
+    if (lane == 31) after_me = highest_rank();
+    __syncthreads();
+    Bits tile_max = lowest_rank();
+    Bits c0 = highest_rank();
+#pragma unroll
+    for (u32 w = 0; w < ONEPASS_WARPS; ++w) {
+        const Bits a = warp_max[w];
+        const Bits b = warp_min[w];
+        if (w < warp) before_me = max_of(before_me, a);
+        if (w > warp) after_me = min_of(after_me, b);
+        tile_max = max_of(tile_max, a);
+        c0 = min_of(c0, b);
+    }
+    if (tid == 0) publish_tile(ws, tiles, tile, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE, tile_max);
+
+    // While warp 0 looks back: the tile's own prefix maxima to shared memory, and two masks of
+    // my strict suffix minima (RLt[i] = a[i] < RLt[i + 1]): `inverted`, those below a key before
+    // them in the tile, and `clean`, the others (candidates only if below LR before the tile).
+    u32 inverted = 0;
+    u32 clean = 0;
+    {
+        u32 above = 0;  // a key before i in the tile is larger
+        Bits run = before_me;
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            if (run > x[k]) above |= 1u << k;
+            run = max_of(run, x[k]);
+            lr[pad(TILE + e0 + k)] = run;
         }
+        Bits acc = after_me;
+        u32 strict = 0;
+#pragma unroll
+        for (int k = ITEMS_PER_THREAD - 1; k >= 0; --k) {
+            if (x[k] < acc) strict |= 1u << k;
+            acc = min_of(acc, x[k]);
+        }
+        inverted = strict & above;
+        clean = strict & ~above;
+    }
+    if (warp == 0 && tile > 0) {
+        Bits before;
+        Bits before2;
+        look_back2(ws, tiles, tile, before, before2);
+        if (lane == 0) {
+            publish_tile(ws, tiles, tile, STATUS_INCLUSIVE, max_of(before, tile_max));
+            s_before = before;
+            s_before2 = before2;
+        }
+    } else if (tid == 0) {
+        s_before = lowest_rank();
+        s_before2 = lowest_rank();
+    }
+    __syncthreads();
+    const Bits before = s_before;
+    const bool halo = c0 < before;  // some j_i lies before the tile
+    if (halo && s_before2 > c0) {
+        // Some j_i lies before the previous tile: a pair spans more than TILE keys.
+        if (tid == 0) atomicOr(result + 1, 1ull);
+        return;
+    }
+    if (halo) {
+        // LR of the previous tile (a whole tile: it is not the last), from LR before it.
+        Bits h[ITEMS_PER_THREAD];
+        load_blocked(keys, n, ts - TILE, flip, h);
+        Bits hmax = lowest_rank();
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) hmax = max_of(hmax, h[k]);
+#pragma unroll
+        for (u32 o = 1; o < 32; o <<= 1) {
+            const Bits u = sortlab::shfl_up(hmax, o);
+            if (lane >= o) hmax = max_of(hmax, u);
+        }
+        if (lane == 31) warp_max[warp] = hmax;  // every read of warp_max came before the last barrier
+        Bits run = sortlab::shfl_up(hmax, 1);
+        if (lane == 0) run = lowest_rank();
+        __syncthreads();
+#pragma unroll
+        for (u32 w = 0; w < ONEPASS_WARPS; ++w) {
+            if (w < warp) run = max_of(run, warp_max[w]);
+        }
+        run = max_of(run, s_before2);
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            run = max_of(run, h[k]);
+            lr[pad(e0 + k)] = run;
+        }
+    }
+    __syncthreads();
+
+    // j_i for each candidate i (c = RLt[i] = a[i]): the first j with LR[j] > c. Below LR before
+    // the tile, j lies in the previous tile ([0, TILE) of lr, and lr[TILE - 1] = LR before the
+    // tile > c); else in the tile at or before i (there LR > c exactly where the tile's own
+    // prefix maximum is, as LR before the tile <= c). Gallop back from the known bound, then
+    // bisect. One candidate per lane per round: a warp takes as many rounds as its busiest lane.
+    int best = 0;
+    u32 todo = inverted | (halo ? clean : 0u);
+    while (todo) {
+        const int k = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const u32 e = e0 + (u32)k;
+        const Bits c = rank_of(keys[ts + e], flip);
+        const bool in_halo = c < before;
+        if (!in_halo && !((inverted >> k) & 1u)) continue;
+        const int p = (int)(TILE + e);
+        int hi = in_halo ? TILE : p;       // LR[hi] > c
+        int lo = in_halo ? -1 : TILE - 1;  // LR[lo] <= c, or no key there
+        int step = 1;
+        while (hi - step > lo) {
+            const int q = hi - step;
+            if (lr[pad((u32)q)] > c) {
+                hi = q;
+                step <<= 1;
+            } else {
+                lo = q;
+                break;
+            }
+        }
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) >> 1;
+            if (lr[pad((u32)mid)] > c) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        best = p - hi > best ? p - hi : best;
     }
     publish_max((u64)best, result);
 }
