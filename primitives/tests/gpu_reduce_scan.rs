@@ -17,7 +17,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::reduce::{
-    self, reduce_max, reduce_min, reduce_min_max, reduce_sum, ReduceKey, ReduceOp, ReducePolicy,
+    self, reduce_max, reduce_max_into, reduce_min, reduce_min_into, reduce_min_max,
+    reduce_min_max_into, reduce_sum, reduce_sum_into, ReduceKey, ReduceOp, ReducePolicy,
     ReduceVariant,
 };
 use sortlab_primitives::runtime::compile;
@@ -419,6 +420,19 @@ fn check_reduce_sum<K: TestKey>(g: &Gpu, host: &[K], d: &DeviceBuffer<K>, v: Red
     let n = host.len();
     let got = reduce_sum(g, d, v).unwrap();
     let ctx = format!("{} sum {v} n={n}", K::NAME);
+    // On the device, into a poisoned buffer, with the caller's scratch: the same bits.
+    let mut out = DeviceBuffer::<K::Sum>::alloc(g, 2).unwrap();
+    out.fill_bytes(0xab).unwrap();
+    let mut scratch =
+        DeviceBuffer::<u8>::alloc(g, reduce::scratch_bytes::<K>(g, n, ReduceOp::Sum, v).max(1))
+            .unwrap();
+    reduce_sum_into(g, d, v, &mut out, Some(&mut scratch)).unwrap();
+    let on_device = out.to_host().unwrap();
+    assert_eq!(
+        format!("{:?}", on_device[0]),
+        format!("{got:?}"),
+        "{ctx}: reduce_sum_into differs from reduce_sum"
+    );
     if K::IS_FLOAT {
         let mut exact = ExactSum::default();
         host.iter().for_each(|x| exact.add(x.to_f64()));
@@ -454,6 +468,35 @@ fn check_reduce_order<K: TestKey>(g: &Gpu, host: &[K], d: &DeviceBuffer<K>, v: R
         bits(got_max),
         bits(want_max),
         "{ctx} max: got {got_max:?}, want {want_max:?}"
+    );
+    // On the device, into poisoned buffers (pool scratch): the same keys, nothing for no keys.
+    for (op, want) in [("min", want_min), ("max", want_max)] {
+        let mut out = DeviceBuffer::<K>::alloc(g, 1).unwrap();
+        out.fill_bytes(0xab).unwrap();
+        let poison = out.to_host().unwrap()[0];
+        let wrote = match op {
+            "min" => reduce_min_into(g, d, v, &mut out, None),
+            _ => reduce_max_into(g, d, v, &mut out, None),
+        }
+        .unwrap();
+        assert_eq!(wrote, n > 0, "{ctx} {op}_into: wrote");
+        let got = out.to_host().unwrap()[0];
+        assert_eq!(
+            got.to_ordered_bits(),
+            want.unwrap_or(poison).to_ordered_bits(),
+            "{ctx} {op}_into: got {got:?}, want {want:?}"
+        );
+    }
+    let mut out = DeviceBuffer::<K>::alloc(g, 2).unwrap();
+    out.fill_bytes(0xab).unwrap();
+    let poison = out.to_host().unwrap()[0];
+    assert_eq!(reduce_min_max_into(g, d, v, &mut out, None).unwrap(), n > 0);
+    let got2 = out.to_host().unwrap();
+    let (lo, hi) = want_min.zip(want_max).unwrap_or((poison, poison));
+    assert_eq!(
+        (got2[0].to_ordered_bits(), got2[1].to_ordered_bits()),
+        (lo.to_ordered_bits(), hi.to_ordered_bits()),
+        "{ctx} min_max_into: got {got2:?}"
     );
     let got = reduce_min_max(g, d, v).unwrap();
     let want = want_min.zip(want_max);
@@ -518,6 +561,34 @@ fn reduce_i64() {
 #[ignore = "needs a CUDA device"]
 fn reduce_f64() {
     reduce_suite::<f64>("reduce_f64", true);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn reduce_into_checks_its_output() {
+    let g = gpu();
+    let keys = DeviceBuffer::from_host(&g, &[5u32, 1, 9]).unwrap();
+    for v in ReduceVariant::ALL {
+        let mut none = DeviceBuffer::<u64>::alloc(&g, 0).unwrap();
+        let e = reduce_sum_into(&g, &keys, v, &mut none, None).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{v}: {e}");
+        let mut one = DeviceBuffer::<u32>::alloc(&g, 1).unwrap();
+        let e = reduce_min_max_into(&g, &keys, v, &mut one, None).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{v}: {e}");
+        let mut tiny = DeviceBuffer::<u8>::alloc(&g, 1).unwrap();
+        let e = reduce_min_into(&g, &keys, v, &mut one, Some(&mut tiny)).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{v}: {e}");
+        // An empty input's sum is written; an empty input's extremes are not.
+        let empty = DeviceBuffer::<u32>::alloc(&g, 0).unwrap();
+        let mut sum = DeviceBuffer::from_host(&g, &[7u64]).unwrap();
+        reduce_sum_into(&g, &empty, v, &mut sum, None).unwrap();
+        assert_eq!(sum.to_host().unwrap(), vec![0]);
+        let mut two = DeviceBuffer::from_host(&g, &[3u32, 4]).unwrap();
+        assert!(!reduce_min_max_into(&g, &empty, v, &mut two, None).unwrap());
+        assert_eq!(two.to_host().unwrap(), vec![3, 4]);
+        assert!(reduce_min_max_into(&g, &keys, v, &mut two, None).unwrap());
+        assert_eq!(two.to_host().unwrap(), vec![1, 9]);
+    }
 }
 
 #[test]

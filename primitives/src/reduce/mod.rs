@@ -32,6 +32,12 @@
 //! initialised). A buffer that is too small is [`Error::InvalidArgument`], naming the size
 //! needed, and nothing runs.
 //!
+//! # Device-resident results
+//! The plain functions download their result and so wait for the GPU. [`reduce_sum_into`],
+//! [`reduce_min_into`], [`reduce_max_into`] and [`reduce_min_max_into`] leave it in a device
+//! buffer instead and return as soon as the work is queued, as CUB's `DeviceReduce` does: the
+//! form for pipelines, and the one `sortlab bench primitives` times against CUB.
+//!
 //! # Performance
 //! NVIDIA H200, 2^28 `u32` keys (1 GiB), sum, kernel only (CUDA events around 20 back-to-back
 //! launches): [`ReduceVariant::Fast`] 0.240 ms, 4.47 TB/s read (a device-to-device copy moved
@@ -39,6 +45,12 @@
 //! interleaved 1.78 ms, sequential 1.59, first-add 1.02, unrolled 0.82, fast 0.44; each call
 //! also pays about 50 µs of host time looking up its module. `sortlab bench primitives` reports
 //! these beside CUB's DeviceReduce.
+//!
+//! NVIDIA H100 80GB HBM3 (2026-11-24), device-resident calls with caller scratch against CUB 13's
+//! `DeviceReduce` in the same run (`scripts/bench-gpu primitives`, median of 20), u32 keys,
+//! sortlab/CUB: sum 1.44 / 1.84 / 1.07 / 1.01 and min 1.05 / 1.02 / 1.00 / 1.00 at 2^16 / 2^20 /
+//! 2^24 / 2^28 keys; at 2^28 the sum reads 3.02 TB/s (a device-to-device copy: 2.99 TB/s read
+//! + written).
 //!
 //! # Example
 //! ```no_run
@@ -195,8 +207,8 @@ fn extreme_impl<K: SortKey>(
     if keys.is_empty() {
         return Ok(None);
     }
-    let v = run::<K, K::Bits>(gpu, keys, None, op, variant, 1, scratch)?;
-    Ok(Some(K::from_ordered_bits(first(&v)?)))
+    let v = run::<K, K>(gpu, keys, None, op, variant, 1, scratch)?;
+    Ok(Some(first(&v)?))
 }
 
 /// Smallest and largest key by total order, in one pass; `None` when empty.
@@ -229,11 +241,112 @@ fn min_max_impl<K: SortKey>(
     if keys.is_empty() {
         return Ok(None);
     }
-    let v = run::<K, K::Bits>(gpu, keys, None, ReduceOp::MinMax, variant, 2, scratch)?;
+    let v = run::<K, K>(gpu, keys, None, ReduceOp::MinMax, variant, 2, scratch)?;
     match v[..] {
-        [lo, hi] => Ok(Some((K::from_ordered_bits(lo), K::from_ordered_bits(hi)))),
+        [lo, hi] => Ok(Some((lo, hi))),
         _ => Err(internal("min-max result is not two words")),
     }
+}
+
+/// [`reduce_sum`] that stays on the device, as a sort pipeline or CUB's `DeviceReduce` does:
+/// the sum lands in `out[0]`, and the call returns once the work is queued on the GPU's stream
+/// (nothing is downloaded or waited for). `scratch` is caller memory of at least
+/// [`scratch_bytes`] bytes, or `None` to take it from the device's pool.
+///
+/// The sum of no keys is `0`, written to `out[0]` all the same.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `out` is empty or `scratch` too small (nothing runs).
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::reduce::{reduce_sum_into, ReduceVariant};
+/// use sortlab_primitives::{DeviceBuffer, Gpu};
+/// let gpu = Gpu::new(0)?;
+/// let keys = DeviceBuffer::from_host(&gpu, &[3u32, 1, 2])?;
+/// let mut sum = DeviceBuffer::<u64>::alloc(&gpu, 1)?;
+/// reduce_sum_into(&gpu, &keys, ReduceVariant::Fast, &mut sum, None)?;
+/// assert_eq!(sum.to_host()?, vec![6]);
+/// # Ok::<(), sortlab_primitives::Error>(())
+/// ```
+pub fn reduce_sum_into<K: ReduceKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    out: &mut DeviceBuffer<K::Sum>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<()> {
+    if keys.is_empty() {
+        check_out(out, 1)?;
+        // SUM_ZERO is 0 or +0.0 in every sum type: all bytes zero.
+        return out.fill_bytes_range(0..1, 0);
+    }
+    let sum = Some(K::SUM_CUDA_TYPE);
+    run_into(gpu, keys, sum, ReduceOp::Sum, variant, 1, out, scratch)
+}
+
+/// [`reduce_min`] that stays on the device: the smallest key lands in `out[0]` (see
+/// [`reduce_sum_into`]). Returns `false`, writing nothing, when `keys` is empty.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `out` is empty or `scratch` too small (nothing runs).
+pub fn reduce_min_into<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    out: &mut DeviceBuffer<K>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<bool> {
+    extreme_into(gpu, keys, ReduceOp::Min, variant, out, scratch)
+}
+
+/// [`reduce_max`] that stays on the device: the largest key lands in `out[0]` (see
+/// [`reduce_sum_into`]). Returns `false`, writing nothing, when `keys` is empty.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `out` is empty or `scratch` too small (nothing runs).
+pub fn reduce_max_into<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    out: &mut DeviceBuffer<K>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<bool> {
+    extreme_into(gpu, keys, ReduceOp::Max, variant, out, scratch)
+}
+
+/// [`reduce_min_max`] that stays on the device: the smallest key lands in `out[0]`, the largest
+/// in `out[1]` (see [`reduce_sum_into`]). Returns `false`, writing nothing, when `keys` is
+/// empty.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `out` holds fewer than two keys or `scratch` is too small
+/// (nothing runs).
+pub fn reduce_min_max_into<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    variant: ReduceVariant,
+    out: &mut DeviceBuffer<K>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<bool> {
+    extreme_into(gpu, keys, ReduceOp::MinMax, variant, out, scratch)
+}
+
+fn extreme_into<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    op: ReduceOp,
+    variant: ReduceVariant,
+    out: &mut DeviceBuffer<K>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<bool> {
+    let len = if op == ReduceOp::MinMax { 2 } else { 1 };
+    check_out(out, len)?;
+    if keys.is_empty() {
+        return Ok(false);
+    }
+    run_into(gpu, keys, None, op, variant, len, out, scratch)?;
+    Ok(true)
 }
 
 /// Bytes of temporary device memory a reduction `op` of `n` keys `K` with `variant` needs on
@@ -338,8 +451,10 @@ impl<'a> Scratch<'a> {
 /// Where one reduction keeps its temporaries.
 struct Plan {
     layout: ScratchLayout,
-    /// The accumulator the host downloads.
+    /// The result the host downloads (when the caller gave no output buffer).
     result: usize,
+    /// Classic: the last level's accumulator, before `reduce_finish`.
+    acc: usize,
     /// Fast: the last-block counter (zeroed per call), and the grid's partials.
     counter: usize,
     partials: usize,
@@ -358,6 +473,7 @@ impl Plan {
         let mut plan = Plan {
             layout,
             result,
+            acc: 0,
             counter: 0,
             partials: 0,
             grid: 0,
@@ -380,6 +496,7 @@ impl Plan {
                 }
                 _ => policy.block_threads as usize,
             };
+            plan.acc = plan.layout.take_bytes(acc_bytes);
             let level1 = n.div_ceil(plan.per_tile);
             let level2 = level1.div_ceil(plan.per_tile);
             plan.level_a = plan
@@ -393,8 +510,8 @@ impl Plan {
     }
 }
 
-/// Runs one reduction of `keys` (not empty) and downloads its accumulator: `acc_len` words of
-/// type `A` (the sum, the ordered bits, or the ordered bits of min and max).
+/// Runs one reduction of `keys` (not empty) and downloads its result: `acc_len` words of type
+/// `A` (the sum, the key, or the keys min and max).
 fn run<K: SortKey, A: DeviceCopy>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
@@ -404,15 +521,96 @@ fn run<K: SortKey, A: DeviceCopy>(
     acc_len: usize,
     scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<Vec<A>> {
+    let acc_bytes = acc_len * std::mem::size_of::<A>();
+    let plan = Plan::new(gpu, keys.len(), variant, K::SIZE, acc_bytes);
+    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
+    let dest = scratch.at::<A>(plan.result);
+    launch(
+        gpu,
+        keys,
+        sum_cuda_type,
+        op,
+        variant,
+        &plan,
+        &mut scratch,
+        dest,
+    )?;
+    let mut bytes = vec![0u8; acc_bytes];
+    scratch
+        .buffer()
+        .copy_range_to_host(plan.result..plan.result + acc_bytes, &mut bytes)?;
+    Ok(bytes
+        .chunks_exact(std::mem::size_of::<A>())
+        .map(|w| {
+            // SAFETY: `w` holds size_of::<A>() bytes, and `A: DeviceCopy` has no invalid bit
+            // patterns; the read is unaligned-safe.
+            unsafe { std::ptr::read_unaligned(w.as_ptr().cast::<A>()) }
+        })
+        .collect())
+}
+
+/// Runs one reduction of `keys` (not empty) into `out[0 .. acc_len)`, on the device: nothing
+/// is downloaded and nothing waits for the GPU.
+#[allow(clippy::too_many_arguments)]
+fn run_into<K: SortKey, A: DeviceCopy>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    sum_cuda_type: Option<&str>,
+    op: ReduceOp,
+    variant: ReduceVariant,
+    acc_len: usize,
+    out: &mut DeviceBuffer<A>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<()> {
+    check_out(out, acc_len)?;
+    let plan = Plan::new(
+        gpu,
+        keys.len(),
+        variant,
+        K::SIZE,
+        acc_len * std::mem::size_of::<A>(),
+    );
+    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
+    launch(
+        gpu,
+        keys,
+        sum_cuda_type,
+        op,
+        variant,
+        &plan,
+        &mut scratch,
+        out.ptr(),
+    )
+}
+
+fn check_out<A: DeviceCopy>(out: &DeviceBuffer<A>, acc_len: usize) -> Result<()> {
+    if out.len() < acc_len {
+        return Err(Error::InvalidArgument(format!(
+            "this reduction writes {acc_len} result value(s); the output buffer holds {}",
+            out.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Launches the kernels of one reduction of `keys` (not empty) under `plan`, leaving its result
+/// (the kernels' `Out`: `plan`'s accumulator bytes) at `dest`.
+#[allow(clippy::too_many_arguments)]
+fn launch<K: SortKey, A: DeviceCopy>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    sum_cuda_type: Option<&str>,
+    op: ReduceOp,
+    variant: ReduceVariant,
+    plan: &Plan,
+    scratch: &mut Scratch<'_>,
+    dest: DevicePtr<A>,
+) -> Result<()> {
     debug_assert_eq!(std::mem::size_of::<A>() % 4, 0);
     let n = keys.len();
-    let acc_bytes = acc_len * std::mem::size_of::<A>();
-    let plan = Plan::new(gpu, n, variant, K::SIZE, acc_bytes);
-    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
     let policy = ReducePolicy::for_device(gpu, variant, K::SIZE);
     let defines = defines_for::<K>(sum_cuda_type, op, variant, &policy);
     let module = gpu.module(&SOURCE, &defines)?;
-    let result: DevicePtr<A> = scratch.at(plan.result);
     let max_grid = gpu.info().max_grid_x as usize;
     if variant == ReduceVariant::Fast {
         scratch
@@ -422,13 +620,14 @@ fn run<K: SortKey, A: DeviceCopy>(
         let mut args = KernelArgs::new();
         args.ptr(keys.ptr())
             .push(n as u64)
-            .ptr(scratch.at::<A>(plan.partials))
+            .ptr(scratch.at::<u8>(plan.partials))
             .ptr(scratch.at::<u32>(plan.counter))
-            .ptr(result);
-        // SAFETY: arguments match `reduce_fast(const KEY_T*, u64, Acc*, u32*, Acc*)`, Acc being
-        // `acc_len` words of A; the kernel reads keys[0..n), writes the scratch's partials
-        // (room for plan.grid accumulators), its counter (zeroed just before, on the stream)
-        // and its result; it runs with policy.block_threads threads as compiled.
+            .ptr(dest);
+        // SAFETY: arguments match `reduce_fast(const KEY_T*, u64, Acc*, u32*, Out*)`; the
+        // kernel reads keys[0..n), writes the scratch's partials (room for plan.grid
+        // accumulators), its counter (zeroed just before, on the stream) and one Out at `dest`
+        // (the plan's accumulator bytes: the caller's checked output or the scratch's result
+        // region); it runs with policy.block_threads threads as compiled.
         unsafe {
             kernel.launch(
                 LaunchConfig::linear(plan.grid as u32, policy.block_threads),
@@ -444,16 +643,19 @@ fn run<K: SortKey, A: DeviceCopy>(
         };
         let keys_kernel = module.kernel(&format!("reduce_{name}_keys"))?;
         let partials_kernel = module.kernel(&format!("reduce_{name}_partials"))?;
-        // Ping-pong regions: level 1 partials in `a`, level 2 in `b`, level 3 in `a` again ...
-        let a: DevicePtr<A> = scratch.at(plan.level_a);
-        let b: DevicePtr<A> = scratch.at(plan.level_b);
+        // Ping-pong regions: level 1 partials in `a`, level 2 in `b`, level 3 in `a` again ...;
+        // the last level's one accumulator goes to `acc`, which reduce_finish turns into the
+        // caller's result.
+        let a = scratch.at::<u8>(plan.level_a);
+        let b = scratch.at::<u8>(plan.level_b);
+        let acc = scratch.at::<u8>(plan.acc);
         let mut m = n;
-        let mut input: Option<DevicePtr<A>> = None; // None: the keys
+        let mut input: Option<DevicePtr<u8>> = None; // None: the keys
         let mut into_a = true;
         loop {
             let tiles = m.div_ceil(plan.per_tile);
             let out = if tiles == 1 {
-                result
+                acc
             } else if into_a {
                 a
             } else {
@@ -475,7 +677,7 @@ fn run<K: SortKey, A: DeviceCopy>(
             // SAFETY: arguments match `reduce_<variant>_{keys,partials}(const In*, Acc*, u64)`;
             // the input holds m elements (the keys, or the previous level's m partials), `out`
             // has room for `tiles` accumulators (level1 >= every odd level, level2 >= every
-            // even level, 1 for the result: disjoint scratch regions) and is not the input;
+            // even level, 1 for `acc`: disjoint scratch regions) and is not the input;
             // block size as compiled.
             unsafe { kernel.launch(LaunchConfig::linear(grid, policy.block_threads), &args)? };
             if tiles == 1 {
@@ -485,17 +687,13 @@ fn run<K: SortKey, A: DeviceCopy>(
             m = tiles;
             into_a = !into_a;
         }
+        let finish = module.kernel("reduce_finish")?;
+        let mut args = KernelArgs::new();
+        args.ptr(acc).ptr(dest);
+        // SAFETY: arguments match `reduce_finish(const Acc*, Out*)`; `acc` holds the last
+        // level's accumulator (written above, on the stream), `dest` has room for one Out (the
+        // plan's accumulator bytes); one thread writes it.
+        unsafe { finish.launch(LaunchConfig::linear(1, 32), &args)? };
     }
-    let mut bytes = vec![0u8; acc_bytes];
-    scratch
-        .buffer()
-        .copy_range_to_host(plan.result..plan.result + acc_bytes, &mut bytes)?;
-    Ok(bytes
-        .chunks_exact(std::mem::size_of::<A>())
-        .map(|w| {
-            // SAFETY: `w` holds size_of::<A>() bytes, and `A: DeviceCopy` has no invalid bit
-            // patterns; the read is unaligned-safe.
-            unsafe { std::ptr::read_unaligned(w.as_ptr().cast::<A>()) }
-        })
-        .collect())
+    Ok(())
 }

@@ -106,6 +106,33 @@ __device__ __forceinline__ Acc from_key(KEY_T k) {
 #error "REDUCE_OP must be 0 (sum), 1 (min), 2 (max) or 3 (min-max)"
 #endif
 
+// What a reduction leaves for its caller: the sum as accumulated, or keys (min, max; min then
+// max), so that a device-resident result needs no conversion on the host.
+#if REDUCE_OP == 0
+typedef Acc Out;
+__device__ __forceinline__ Out finish(Acc a) { return a; }
+#elif REDUCE_OP == 3
+struct Out {
+    KEY_T lo;
+    KEY_T hi;
+};
+__device__ __forceinline__ Out finish(Acc a) {
+    Out o;
+    o.lo = Map::from_bits(a.lo);
+    o.hi = Map::from_bits(a.hi);
+    return o;
+}
+#else
+typedef KEY_T Out;
+__device__ __forceinline__ Out finish(Acc a) { return Map::from_bits(a); }
+#endif
+
+// The classic variants' last step: their final level's accumulator `acc[0]` as the caller's
+// result `out[0]`. Launch: one block of any size.
+extern "C" __global__ void reduce_finish(const Acc* acc, Out* out) {
+    if (threadIdx.x == 0) out[0] = finish(acc[0]);
+}
+
 // Element i of the input: a key (first pass) or a partial (later passes).
 template <bool KEYS, typename In> __device__ __forceinline__ Acc load(const In* in, u64 i) {
     if constexpr (KEYS) {
@@ -226,7 +253,8 @@ CLASSIC_KERNELS(unrolled, unrolled_last_warp)
 // per round) when the input is 16-byte aligned, then the scalar tail; blocks reduce with warp
 // shuffles; each block writes its partial, and the last block to finish (atomic ticket after a
 // __threadfence()) reduces the partials in index order and writes the result. For a given grid
-// the order of every operation is fixed, so float sums are deterministic.
+// the order of every operation is fixed, so float sums are deterministic. The result is written
+// as the caller's Out (finish()).
 //
 // `partials` holds gridDim.x values; `counter` must be 0 at launch and is 0 again afterwards.
 #if WANT_VARIANT(4)
@@ -247,7 +275,7 @@ __device__ __forceinline__ Acc reduce_vector(uint4 raw) {
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
 reduce_fast(const KEY_T* __restrict__ in, u64 n, Acc* __restrict__ partials, u32* __restrict__ counter,
-            Acc* __restrict__ out) {
+            Out* __restrict__ out) {
     typedef sortlab::BlockReduce<Acc, BLOCK_THREADS> BlockReduceT;
     __shared__ typename BlockReduceT::TempStorage tmp;
     __shared__ u32 is_last;
@@ -276,7 +304,7 @@ reduce_fast(const KEY_T* __restrict__ in, u64 n, Acc* __restrict__ partials, u32
 
     const Acc block_total = BlockReduceT::reduce(acc, Op(), tmp);
     if (gridDim.x == 1) {
-        if (threadIdx.x == 0) out[0] = block_total;
+        if (threadIdx.x == 0) out[0] = finish(block_total);
         return;
     }
     if (threadIdx.x == 0) {
@@ -293,7 +321,7 @@ reduce_fast(const KEY_T* __restrict__ in, u64 n, Acc* __restrict__ partials, u32
     for (u32 b = threadIdx.x; b < gridDim.x; b += BLOCK_THREADS) a = Op()(a, sortlab::load_cg(partials + b));
     a = BlockReduceT::reduce(a, Op(), tmp);
     if (threadIdx.x == 0) {
-        out[0] = a;
+        out[0] = finish(a);
         *counter = 0;
     }
 }

@@ -159,6 +159,51 @@ fn scan_impl<K: SortKey>(
         dir,
         variant,
         scratch,
+        None,
+    )
+}
+
+/// [`scan`] with [`ScanVariant::Fast`] under a chosen launch policy instead of the device's
+/// default ([`ScanPolicy::for_device`]): for tuning and for research on tile shapes. Temporary
+/// memory comes from the device's pool.
+///
+/// # Errors
+/// As [`scan`]; a policy the kernel rejects (threads not a multiple of 32 up to 1024, no items,
+/// a tile over the static shared-memory limit) fails to compile and returns the NVRTC error.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_with_policy<K: SortKey>(
+    gpu: &Gpu,
+    input: &DeviceBuffer<K>,
+    output: &mut DeviceBuffer<K>,
+    op: ScanOp,
+    kind: ScanKind,
+    dir: Direction,
+    policy: &ScanPolicy,
+) -> Result<()> {
+    if input.len() != output.len() {
+        return Err(Error::InvalidArgument(format!(
+            "scan of {} keys into an output of {}",
+            input.len(),
+            output.len()
+        )));
+    }
+    if policy.block_threads == 0 || policy.items_per_thread == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "scan policy with {} threads of {} keys",
+            policy.block_threads, policy.items_per_thread
+        )));
+    }
+    run(
+        gpu,
+        input.ptr(),
+        output.ptr(),
+        input.len(),
+        op,
+        kind,
+        dir,
+        ScanVariant::Fast,
+        None,
+        Some(policy),
     )
 }
 
@@ -180,6 +225,7 @@ pub fn scan_in_place<K: SortKey>(
         kind,
         dir,
         variant,
+        None,
         None,
     )
 }
@@ -205,6 +251,7 @@ pub fn scan_in_place_with_scratch<K: SortKey>(
         dir,
         variant,
         Some(scratch),
+        None,
     )
 }
 
@@ -280,6 +327,7 @@ fn run<K: SortKey>(
     dir: Direction,
     variant: ScanVariant,
     scratch: Option<&mut DeviceBuffer<u8>>,
+    policy: Option<&ScanPolicy>,
 ) -> Result<()> {
     if let Some(max) = variant.max_len() {
         if n > max {
@@ -291,7 +339,9 @@ fn run<K: SortKey>(
             )));
         }
     }
-    let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
+    let policy = policy
+        .copied()
+        .unwrap_or_else(|| ScanPolicy::for_device(gpu, variant, K::SIZE));
     let plan = Plan::new::<K>(&policy, variant, n);
     let scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this scan")?;
     if n == 0 {

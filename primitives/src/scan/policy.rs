@@ -12,6 +12,9 @@ pub struct ScanPolicy {
     /// [`ScanVariant::Fast`]: keys per thread, in registers (odd: no bank conflicts in the
     /// shared-memory transposition).
     pub items_per_thread: u32,
+    /// [`ScanVariant::Fast`]: resident blocks per multiprocessor the kernel's registers are
+    /// capped for (`__launch_bounds__`; 0 leaves the compiler free).
+    pub min_blocks: u32,
 }
 
 /// Hierarchical: 512 threads, tiles of 1024 keys; three levels reach 2^30 keys.
@@ -26,6 +29,13 @@ const FAST_BLOCK_THREADS_4B: u32 = 128;
 const FAST_ITEMS_4B: u32 = 31;
 const FAST_BLOCK_THREADS_8B: u32 = 256;
 const FAST_ITEMS_8B: u32 = 15;
+/// Fast: no register cap (48 registers at 128 × 31; shared memory limits the residency).
+/// Tried on an H100 (2026-11-24, `examples/scan_tune.rs`, u32 at 2^28, whole call): a variant
+/// that loads full forward tiles as 16-byte vectors and scans them with warp shuffles (no
+/// shared-memory transposition) needed 80 registers and ran at best 0.963 ms (128 × 32, capped
+/// for 8 blocks) against this kernel's 0.955 ms, so it was not kept; capping this kernel's
+/// registers only added spills.
+const FAST_MIN_BLOCKS: u32 = 0;
 
 impl ScanPolicy {
     /// The policy of `variant` for keys of `key_size` bytes on a device of compute capability
@@ -43,6 +53,11 @@ impl ScanPolicy {
         ScanPolicy {
             block_threads,
             items_per_thread,
+            min_blocks: if variant == ScanVariant::Fast {
+                FAST_MIN_BLOCKS
+            } else {
+                0
+            },
         }
     }
 
@@ -62,5 +77,6 @@ impl Policy for ScanPolicy {
         Defines::new()
             .set("BLOCK_THREADS", self.block_threads)
             .set("ITEMS_PER_THREAD", self.items_per_thread)
+            .set("FAST_MIN_BLOCKS", self.min_blocks)
     }
 }

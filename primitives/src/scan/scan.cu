@@ -13,6 +13,7 @@
 //                      multiple of 32 for 4)
 //   ITEMS_PER_THREAD   (fast) keys each thread scans in registers; odd keeps the shared-memory
 //                      transposition free of bank conflicts
+//   FAST_MIN_BLOCKS    (fast) resident blocks per SM its registers are capped for; 0: no cap
 //
 // Element j of the logical sequence is in[j] forward and in[n - 1 - j] in reverse; out uses the
 // same map, so a reverse scan needs no extra pass. Every kernel reads indices < n only, indexes
@@ -335,7 +336,13 @@ __device__ __forceinline__ Work look_back(const u64* status, const Work* tile_va
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+// Resident blocks per SM the fast kernel's registers are capped for (__launch_bounds__; 0: no
+// cap).
+#ifndef FAST_MIN_BLOCKS
+#define FAST_MIN_BLOCKS 0
+#endif
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, FAST_MIN_BLOCKS)
 scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* status, Work* tile_values,
           u32 tiles) {
     typedef sortlab::BlockScan<Work, BLOCK_THREADS> BlockScanT;
