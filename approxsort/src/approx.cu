@@ -20,6 +20,9 @@
 //                                       atomics, one global atomic claim per interval and tile,
 //                                       keys (and values) written to their interval
 //   approx_scatter_{equal,sampled}_global  per-key claims, warp-aggregated
+//   approx_wide_{equal,sampled}         one pass into all m intervals: large tiles grouped by
+//                                       interval in shared memory, each block at its own
+//                                       places (its column of the scanned count matrix)
 //   paper_assign_{equal,sampled}, paper_scatter   the paper's kernels: interval-index and
 //                                       offset arrays in device memory, an atomic per key
 //   sample_gather, pick_splitters       the sample of Intervals::Sampled and its splitters
@@ -41,6 +44,8 @@
 //                     keys); ITEMS_PER_THREAD a multiple of the keys per 16-byte vector
 //   BLOCKS_PER_SM     the blocks of BLOCK_THREADS that must fit a multiprocessor (register limit of
 //                     the tile kernels' launch bounds)
+//   WIDE_THREADS, WIDE_ITEMS, WIDE_BLOCKS_PER_SM   the wide scatter's tile (WIDE_THREADS *
+//                     WIDE_ITEMS keys) and launch bounds
 //   REDUCE_THREADS, REDUCE_UNROLL     approx_minmax: block size, 16-byte vectors per thread in
 //                     flight
 //   SORT_THREADS, SORT_ITEMS, SORT_RADIX_BITS   sort_block_list's tile and digit
@@ -78,6 +83,15 @@
 #endif
 #ifndef REDUCE_UNROLL
 #define REDUCE_UNROLL 4
+#endif
+#ifndef WIDE_THREADS
+#define WIDE_THREADS 1024
+#endif
+#ifndef WIDE_ITEMS
+#define WIDE_ITEMS 16
+#endif
+#ifndef WIDE_BLOCKS_PER_SM
+#define WIDE_BLOCKS_PER_SM 1
 #endif
 #ifndef SORT_THREADS
 #define SORT_THREADS 256
@@ -576,9 +590,12 @@ approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
 // memory, adds the counts to counts[0..m) and writes the chunk's count of every coarse bin j
 // (intervals j * f .. j * f + f - 1) to matrix[j * gridDim.x + b] (bin-major: the exclusive scan
 // of the matrix gives each chunk its place in every coarse bin).
+// With split > 1, `split` consecutive blocks share one column of the matrix (a wide scatter
+// chunk counted by several blocks): column blockIdx.x / split of gridDim.x / split, their sums
+// added with atomics (the matrix zeroed before the launch).
 template <typename MapT>
 __device__ __forceinline__ void count_chunks(const KEY_T* keys, u64 n, const MapArgs<MapT>& args, Bits flip, u32 m,
-                                             u32 f, u32 coarse, u64 chunk, u64* counts, u64* matrix) {
+                                             u32 f, u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix) {
     const MapT map = shared_map(args, flip, m);
     u32* hist = count_hist();
     zero_hist(hist, m);
@@ -599,7 +616,11 @@ __device__ __forceinline__ void count_chunks(const KEY_T* keys, u64 n, const Map
         u64 sum = 0;
         const u32 end = min(m, (j + 1) * f);
         for (u32 b = j * f; b < end; ++b) sum += hist[b];
-        matrix[(u64)j * gridDim.x + blockIdx.x] = sum;
+        if (split <= 1) {
+            matrix[(u64)j * gridDim.x + blockIdx.x] = sum;
+        } else if (sum) {
+            atomicAdd((unsigned long long*)(matrix + (u64)j * (gridDim.x / split) + blockIdx.x / split), (u64)sum);
+        }
     }
 }
 
@@ -625,13 +646,14 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32 f, u32 coarse,
-                   u64 chunk, u64* counts, u64* matrix) {
-    count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, counts, matrix);
+                   u64 chunk, u32 split, u64* counts, u64* matrix) {
+    count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, split, counts, matrix);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32 f,
-                     u32 coarse, u64 chunk, u64* counts, u64* matrix) {
-    count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, counts, matrix);
+                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix) {
+    count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, split, counts,
+                             matrix);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal_global(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u64* counts) {
@@ -774,6 +796,203 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
                               KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
     scatter_global<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, bounds, claimed,
                                keys_out, vals_out);
+}
+
+// ---- The wide scatter: WIDE_THREADS * WIDE_ITEMS keys a tile, grouped by bin in shared memory.
+// Two kinds: Cursor (each block owns a chunk and writes at its own places, its column of the
+// scanned count matrix: no global atomics; one pass into all intervals, or the coarse pass into
+// bins of f intervals), and Claim (any tiles, grid-stride, each tile's run of a bin claimed with a
+// global atomic on top of the bin's boundary: the fine pass over the coarse pass's output, whose
+// tiles each meet few intervals). Dynamic shared memory, in this order (wide_shared_bytes in
+// kernels.rs computes the same size):
+//   wend[bins]       u32           per bin: the tile's count, then its run's end in the tile
+//   wbase[bins]      SharedOffset  per bin: (Cursor) the block's cursor; then place - run start
+//   wkey[WIDE_TILE]  Key           the tile, grouped by bin
+//   wval[WIDE_TILE]  Value         (HAS_VALUES) its values
+// Per tile: 1. every key's rank in its bin (a shared atomic; keys and ranks stay in registers);
+// 2. a block scan over the bins (each thread a contiguous run of them): wend = run end, wbase =
+// place - run start; 3. the key of rank r goes to wend - 1 - r of the staged tile; 4. the staged
+// tile is written in order, staged key j to wbase[bin] + j (consecutive threads, consecutive
+// places inside each run; the next tile is loaded meanwhile); 5. (Cursor) wbase += wend, the
+// next cursor; wend = 0.
+//
+// Why not one Cursor pass into 10,000 intervals: every block then writes its own region of every
+// interval, 1.3 million write fronts at once (132 blocks), each advancing a few bytes a tile;
+// their partial sectors leave L2 before they fill (measured on an H100, 2^28 keys: 10.5 ms, at
+// tiles of 16,384; 1000 intervals: 2.4 ms). Claims share one front per interval. ----
+
+#define WIDE_TILE (WIDE_THREADS * WIDE_ITEMS)
+static_assert(WIDE_ITEMS % KEY_VEC == 0, "WIDE_ITEMS must be a multiple of the keys per 16-byte vector");
+static_assert(WIDE_THREADS % WARP_THREADS == 0 && WIDE_THREADS <= 1024, "WIDE_THREADS: a multiple of 32, <= 1024");
+
+// Tile item i of this thread: 16-byte vectors striped over the block.
+__device__ __forceinline__ u32 wide_item(int i) {
+    return ((u32)(i / KEY_VEC) * WIDE_THREADS + threadIdx.x) * KEY_VEC + (u32)(i % KEY_VEC);
+}
+
+// Loads keys [start, start + valid) (valid <= WIDE_TILE) into k as wide_item lays them out:
+// 16-byte vectors for a full tile at an aligned address, single keys otherwise.
+__device__ __forceinline__ void wide_load(const KEY_T* keys, u64 start, u32 valid, bool aligned,
+                                          KEY_T (&k)[WIDE_ITEMS]) {
+    if (valid == WIDE_TILE && aligned && start % KEY_VEC == 0) {
+        typedef typename sortlab::Conditional<sizeof(KEY_T) == 4, uint4, ulonglong2>::Type Vec;
+        const Vec* v = reinterpret_cast<const Vec*>(keys + start);
+#pragma unroll
+        for (int j = 0; j < WIDE_ITEMS / KEY_VEC; ++j) {
+            const Vec x = v[j * WIDE_THREADS + threadIdx.x];
+            const KEY_T* p = reinterpret_cast<const KEY_T*>(&x);
+#pragma unroll
+            for (int q = 0; q < KEY_VEC; ++q) k[j * KEY_VEC + q] = p[q];
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < WIDE_ITEMS; ++i) {
+            const u32 e = wide_item(i);
+            k[i] = e < valid ? keys[start + e] : Key();
+        }
+    }
+}
+
+// The interval (or coarse bin) of a key's ranked bits, and the rank flip, for the wide scatter.
+template <typename MapT> struct FlipMap {
+    MapT map;
+    Bits flip;
+    u32 f;  // intervals a bin (1: the intervals themselves)
+    __device__ __forceinline__ u32 bin(KEY_T k) const {
+        const u32 iv = map(rank_bits(k, flip));
+        return f == 1 ? iv : iv / f;
+    }
+};
+
+// Cursor: block b takes chunk b (keys [b * chunk, min(n, (b + 1) * chunk)), the count kernels'
+// column b) and its cursors from matrix[j * gridDim.x + b]. Claim: tiles b, b + gridDim.x, ...
+// of the n keys; bin j's places from bounds[j] + claimed[j] (claimed zero before the launch).
+template <bool Cursor, typename MapT>
+__device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
+                                             u32 bins, u64 chunk, const u64* matrix, const u64* bounds,
+                                             Claim* claimed, KEY_T* keys_out, Value* vals_out) {
+    typedef sortlab::BlockScan<u32, WIDE_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scan_tmp;
+    u32* wend = reinterpret_cast<u32*>(approx_smem);
+    unsigned char* at = approx_smem + align16((u64)bins * sizeof(u32));
+    SharedOffset* wbase = reinterpret_cast<SharedOffset*>(at);
+    at += align16((u64)bins * sizeof(SharedOffset));
+    Key* wkey = reinterpret_cast<Key*>(at);
+#if HAS_VALUES
+    at += align16((u64)WIDE_TILE * sizeof(Key));
+    Value* wval = reinterpret_cast<Value*>(at);
+#endif
+    const u32 tid = threadIdx.x;
+    const u32 per = (bins + WIDE_THREADS - 1) / WIDE_THREADS;
+    const u32 b0 = min(bins, tid * per);
+    const u32 b1 = min(bins, b0 + per);
+    for (u32 b = tid; b < bins; b += WIDE_THREADS) {
+        wend[b] = 0;
+        if (Cursor) wbase[b] = (SharedOffset)matrix[(u64)b * gridDim.x + blockIdx.x];
+    }
+    __syncthreads();
+    const bool aligned = (reinterpret_cast<u64>(keys_in) % VECTOR_BYTES) == 0;
+    u64 s0, end, step;
+    if (Cursor) {
+        s0 = min(n, (u64)blockIdx.x * chunk);
+        end = min(n, s0 + chunk);
+        step = WIDE_TILE;
+    } else {
+        s0 = min(n, (u64)blockIdx.x * WIDE_TILE);
+        end = n;
+        step = (u64)gridDim.x * WIDE_TILE;
+    }
+    KEY_T k[WIDE_ITEMS];
+    if (s0 < end) wide_load(keys_in, s0, (u32)min((u64)WIDE_TILE, end - s0), aligned, k);
+    for (u64 start = s0; start < end; start += step) {
+        const u32 valid = (u32)min((u64)WIDE_TILE, end - start);
+        // 1. Ranks inside the tile's run of each bin.
+        u32 r[WIDE_ITEMS];
+#pragma unroll
+        for (int i = 0; i < WIDE_ITEMS; ++i) {
+            r[i] = wide_item(i) < valid ? atomicAdd(wend + map.bin(k[i]), 1u) : 0u;
+        }
+        __syncthreads();
+        // 2. Runs: end in the tile, and where the run's first key goes less its start.
+        u32 sum = 0;
+        for (u32 b = b0; b < b1; ++b) sum += wend[b];
+        u32 total;
+        u32 off = Scan::exclusive_scan(sum, 0u, sortlab::Sum(), total, scan_tmp);
+        for (u32 b = b0; b < b1; ++b) {
+            const u32 c = wend[b];
+            if (Cursor) {
+                wbase[b] = (SharedOffset)(wbase[b] - (SharedOffset)off);
+            } else if (c) {
+                const u64 place = bounds[b] + (u64)atomicAdd(claimed + b, (Claim)c);
+                wbase[b] = (SharedOffset)((SharedOffset)place - (SharedOffset)off);
+            }
+            off += c;
+            wend[b] = off;
+        }
+        __syncthreads();
+        // 3. Stage, grouped by bin.
+#pragma unroll
+        for (int i = 0; i < WIDE_ITEMS; ++i) {
+            const u32 e = wide_item(i);
+            if (e < valid) {
+                const u32 slot = wend[map.bin(k[i])] - 1u - r[i];
+                wkey[slot] = k[i];
+#if HAS_VALUES
+                wval[slot] = vals_in[start + e];
+#endif
+            }
+        }
+        __syncthreads();
+        // The keys are staged: load the next tile into the same registers while this one is
+        // written.
+        const u64 next = start + step;
+        if (next < end) wide_load(keys_in, next, (u32)min((u64)WIDE_TILE, end - next), aligned, k);
+        // 4. Write in order.
+        for (u32 j = tid; j < valid; j += WIDE_THREADS) {
+            const Key key = wkey[j];
+            const u64 pos = (u64)(SharedOffset)(wbase[map.bin(key)] + (SharedOffset)j);
+            keys_out[pos] = key;
+#if HAS_VALUES
+            vals_out[pos] = wval[j];
+#endif
+        }
+        __syncthreads();
+        // 5. The next tile's cursors.
+        for (u32 b = b0; b < b1; ++b) {
+            if (Cursor) wbase[b] = (SharedOffset)(wbase[b] + (SharedOffset)wend[b]);
+            wend[b] = 0;
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
+approx_wide_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
+                  Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
+                  Value* __restrict__ vals_out) {
+    const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, f};
+    scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
+approx_wide_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                    const Bits* splitters, Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix,
+                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, f};
+    scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
+approx_wide_fine_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
+                       Bits flip, u32 m, const u64* bounds, Claim* claimed, KEY_T* __restrict__ keys_out,
+                       Value* __restrict__ vals_out) {
+    const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, 1u};
+    scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out);
+}
+extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
+approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
+                         const Bits* splitters, Bits flip, u32 m, const u64* bounds, Claim* claimed,
+                         KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, 1u};
+    scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out);
 }
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after

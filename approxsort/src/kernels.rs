@@ -84,6 +84,15 @@ impl Kernels {
             + if cursors { bins * offset } else { 0 }
     }
 
+    /// Dynamic shared memory of the wide scatter over `m` intervals: `scatter_wide` of
+    /// `approx.cu`.
+    pub(crate) fn wide_shared_bytes(&self, m: usize) -> usize {
+        let t = self.policy.wide_tile();
+        let offset = if self.small_offsets { 4 } else { 8 };
+        let part = |bytes: usize| bytes.div_ceil(16) * 16;
+        part(m * 4) + part(m * offset) + part(t * self.key_size) + part(t * self.value_size)
+    }
+
     pub(crate) fn sms(&self) -> usize {
         self.gpu.info().multiprocessors as usize
     }

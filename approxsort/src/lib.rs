@@ -54,25 +54,33 @@
 //! scatters them in tiles that are first grouped by destination in shared memory, so that the
 //! writes are runs of consecutive places: with up to [`ApproxPolicy::direct_max_intervals`]
 //! intervals in one pass (16 bytes moved per 4-byte key), with more in two (a coarse pass into
-//! about `sqrt(intervals)` bins, then the intervals: 24 bytes). A one-pass scatter of unsorted
-//! tiles into 10,000 places was measured at 10.8 ms for 2^28 keys on an H100 (3x a copy): the
-//! 4-byte writes, not the atomics, were the bound.
+//! about `sqrt(intervals)` bins, then the intervals: 24 bytes). With more than that and up to
+//! [`ApproxPolicy::wide_max_intervals`] (where two words per interval and a tile of 16,384 keys
+//! fit shared memory: 10,000 intervals do, 40,000 do not) both passes are the wide scatter
+//! ([`ApproxPath::WideTwoPass`]): one block per multiprocessor, large tiles, five barriers a
+//! tile. One wide pass into all 10,000 intervals ([`ApproxPolicy::wide_one_pass_max`]) is
+//! slower (11.4 ms at 2^28 keys): every block writes its own region of every interval, 1.3
+//! million write fronts each a few bytes a tile, whose partial sectors leave L2 before they
+//! fill; the fine pass's claims share one front per interval.
 //!
 //! NVIDIA H100 80GB HBM3, kernel time (CUDA events around the call, median of 10), uniform
 //! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, CUB 13's DeviceRadixSort in the
-//! same run, milliseconds:
+//! same run, milliseconds (2026-11-24):
 //!
 //! | n | approx keys | CUB SortKeys | approx pairs | CUB SortPairs | refine keys | approx + refine |
 //! |---|---|---|---|---|---|---|
-//! | 2^20 | 0.088 | 0.081 | 0.095 | 0.091 | 0.257 | 0.369 |
-//! | 2^24 | 0.390 | 0.474 | 0.478 | 0.604 | 0.333 | 0.791 |
-//! | 2^28 | 4.92 | 6.38 | 6.39 | 8.62 | 8.72 | 14.96 |
+//! | 2^20 | 0.092 | 0.080 | 0.094 | CUB_P20 | 0.248 | 0.322 |
+//! | 2^24 | 0.306 | 0.471 | 0.412 | CUB_P24 | 0.313 | 0.652 |
+//! | 2^28 | 3.49 | 6.38 | 5.06 | CUB_P28 | 8.70 | 13.68 |
 //!
-//! At 2^28 keys: min-max 0.37 ms, counts 0.38, scans 0.04, coarse scatter 2.16, fine scatter
-//! 1.98 (a copy of the keys takes 0.72 ms: each staged pass runs at a third of the copy rate).
-//! 100 intervals (one pass): 2.91 ms keys, 3.72 pairs; 1000: 4.80; 40,000: 5.75; 90,000 (more
-//! than shared memory holds: global atomics) 13.8; [`Intervals::Sampled`] 17.6 (binary search
-//! over the splitters in every pass); [`ApproxVariant::Paper`] 26.4 keys, 47.6 pairs.
+//! At 2^28 keys: min-max 0.37 ms, counts 0.39, scans 0.04, wide coarse scatter 1.43, wide fine
+//! scatter 1.34 (a copy of the keys takes 0.72 ms: each wide pass runs at half the copy rate;
+//! the staged passes of 4096-key tiles took 2.16 and 1.98, 4.89 ms in all); pairs 5.06 (coarse
+//! 2.43, fine 2.13). 100 intervals (one staged pass): 2.91 ms keys, 3.71 pairs; 1000 (wide,
+//! two passes): 3.01, 4.60; 40,000 (staged two passes): 5.79; 90,000 (more than shared memory
+//! holds: global atomics) 13.7; [`Intervals::Sampled`] 20.4 keys, 22.3 pairs (binary search over
+//! the splitters for every key in every pass, three times a key in a wide pass; the staged
+//! passes took 16.7 keys, 39.9 pairs); [`ApproxVariant::Paper`] 26.5 keys, 47.5 pairs.
 //!
 //! # Example
 //! ```no_run

@@ -3,7 +3,7 @@
 use sortlab_primitives::{Defines, Gpu, Policy};
 
 /// Launch policy and thresholds of `approx.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`,
-/// `BLOCKS_PER_SM`, `REDUCE_THREADS`, `REDUCE_UNROLL`, `SORT_THREADS`, `SORT_ITEMS`,
+/// `BLOCKS_PER_SM`, `WIDE_THREADS`, `WIDE_ITEMS`, `WIDE_BLOCKS_PER_SM`, `REDUCE_THREADS`, `REDUCE_UNROLL`, `SORT_THREADS`, `SORT_ITEMS`,
 /// `SORT_RADIX_BITS`; the other fields are host-side).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ApproxPolicy {
@@ -17,11 +17,29 @@ pub struct ApproxPolicy {
     /// sized for (fewer when the interval counts take more shared memory); also the kernels'
     /// launch bounds (registers for this many blocks).
     pub blocks_per_sm: u32,
-    /// Up to this many intervals the scatter is one staged pass; beyond, a coarse pass into
-    /// about `sqrt(intervals)` bins, then a fine pass.
+    /// Up to this many intervals the scatter is one staged pass; beyond, the wide scatter
+    /// where it fits, else a staged coarse pass into about `sqrt(intervals)` bins, then a
+    /// staged fine pass.
     pub direct_max_intervals: usize,
-    /// The most coarse bins of the two-pass scatter.
+    /// The most coarse bins of the two-pass scatters.
     pub coarse_max: usize,
+    /// Wide scatter (more than [`ApproxPolicy::direct_max_intervals`] intervals, up to
+    /// [`ApproxPolicy::wide_max_intervals`] when its shared memory fits): threads per block.
+    pub wide_threads: u32,
+    /// Wide scatter: keys per thread (a multiple of the keys per 16-byte vector); its tile,
+    /// `wide_threads * wide_items` keys, is staged in shared memory beside two words per
+    /// interval.
+    pub wide_items: u32,
+    /// Wide scatter: resident blocks per multiprocessor (its launch bounds; fewer when the
+    /// shared memory does not fit).
+    pub wide_blocks_per_sm: u32,
+    /// The most intervals of the wide scatter (0: never; more take the staged two-pass scatter
+    /// of small tiles, as do interval counts whose two words each and tile exceed shared
+    /// memory).
+    pub wide_max_intervals: usize,
+    /// Up to this many intervals the wide scatter is one pass; beyond, a coarse pass into about
+    /// `sqrt(intervals)` bins, then a fine pass.
+    pub wide_one_pass_max: usize,
     /// Min-max and helper kernels: threads per block (a power of two).
     pub reduce_threads: u32,
     /// Min-max: 16-byte vector loads each thread keeps in flight.
@@ -63,6 +81,22 @@ const BLOCKS_PER_SM: u32 = 2;
 /// take two passes over about sqrt(intervals) coarse bins (at most 1024) each.
 const DIRECT_MAX_INTERVALS: usize = 512;
 const COARSE_MAX: usize = 1024;
+/// Wide scatter: 1024 threads x 16 keys (tiles of 16,384) when a key and its value take at most
+/// 8 bytes, x 8 otherwise, one block per SM (10,000 intervals take 80 KB of counters and
+/// cursors; a 4-byte tile 64 KB, with 4-byte values 128 KB). Measured on an H100, 2^28 `u32`
+/// keys, 10,000 intervals, kernel time of the whole sort (keys / pairs with `u32` values), two
+/// wide passes: 3.49 / 5.08 ms at 1024 x 16, 3.70 / 5.25 at 1024 x 12, 4.24 / 5.78 at
+/// 1024 x 8, 4.05 / 6.68 at 512 x 16 (2 blocks/SM); the staged two-pass scatter of 4096-key
+/// tiles took 4.89 / 6.33. One wide pass into all 10,000 intervals took 11.4 / 22.0 (every
+/// block's own write front in every interval: partial sectors leave L2 before they fill); at
+/// 1000 intervals one pass took 3.08 / 6.46, two 3.01 / 4.60, so the wide scatter always takes
+/// two passes by default.
+const WIDE_THREADS: u32 = 1024;
+const WIDE_ITEMS_SMALL: u32 = 16;
+const WIDE_ITEMS_LARGE: u32 = 8;
+const WIDE_BLOCKS_PER_SM: u32 = 1;
+const WIDE_MAX_INTERVALS: usize = 1 << 17;
+const WIDE_ONE_PASS_MAX: usize = 0;
 /// Min-max: as the primitives' fast reduce (256 threads, 4 vectors in flight, 8 blocks/SM).
 const REDUCE_THREADS: u32 = 256;
 const REDUCE_UNROLL: u32 = 4;
@@ -98,6 +132,15 @@ impl ApproxPolicy {
             blocks_per_sm: BLOCKS_PER_SM,
             direct_max_intervals: DIRECT_MAX_INTERVALS,
             coarse_max: COARSE_MAX,
+            wide_threads: WIDE_THREADS,
+            wide_items: if key_size == 4 && key_size + value_size <= 8 {
+                WIDE_ITEMS_SMALL
+            } else {
+                WIDE_ITEMS_LARGE
+            },
+            wide_blocks_per_sm: WIDE_BLOCKS_PER_SM,
+            wide_max_intervals: WIDE_MAX_INTERVALS,
+            wide_one_pass_max: WIDE_ONE_PASS_MAX,
             reduce_threads: REDUCE_THREADS,
             reduce_unroll: REDUCE_UNROLL,
             reduce_blocks_per_sm: REDUCE_BLOCKS_PER_SM,
@@ -121,6 +164,11 @@ impl ApproxPolicy {
         self.block_threads as usize * self.items_per_thread as usize
     }
 
+    /// Keys per wide-scatter tile.
+    pub fn wide_tile(&self) -> usize {
+        self.wide_threads as usize * self.wide_items as usize
+    }
+
     /// Keys per block-sorted segment, at most.
     pub fn sort_tile(&self) -> usize {
         self.sort_threads as usize * self.sort_items as usize
@@ -133,6 +181,9 @@ impl Policy for ApproxPolicy {
             .set("BLOCK_THREADS", self.block_threads)
             .set("ITEMS_PER_THREAD", self.items_per_thread)
             .set("BLOCKS_PER_SM", self.blocks_per_sm)
+            .set("WIDE_THREADS", self.wide_threads)
+            .set("WIDE_ITEMS", self.wide_items)
+            .set("WIDE_BLOCKS_PER_SM", self.wide_blocks_per_sm)
             .set("REDUCE_THREADS", self.reduce_threads)
             .set("REDUCE_UNROLL", self.reduce_unroll)
             .set("SORT_THREADS", self.sort_threads)

@@ -18,6 +18,17 @@ pub enum ApproxPath {
     /// chunk, a staged scatter into about `sqrt(intervals)` coarse bins, then a staged scatter
     /// of those into the intervals (one global atomic per interval and tile).
     TwoPass,
+    /// [`crate::ApproxVariant::Fast`] with more than
+    /// [`crate::ApproxPolicy::direct_max_intervals`] intervals, up to
+    /// [`crate::ApproxPolicy::wide_one_pass_max`]: counts per chunk, then one staged scatter
+    /// pass of large tiles into every interval (no global atomics).
+    WideOnePass,
+    /// [`crate::ApproxVariant::Fast`] with more intervals, up to
+    /// [`crate::ApproxPolicy::wide_max_intervals`] when two words per interval and a large tile
+    /// fit shared memory: counts per chunk, a staged scatter of large tiles into about
+    /// `sqrt(intervals)` coarse bins, then one of those into the intervals (one global atomic
+    /// per interval and tile).
+    WideTwoPass,
     /// [`crate::ApproxVariant::Fast`] with more intervals than shared memory holds:
     /// warp-aggregated global atomics per key.
     GlobalAtomics,

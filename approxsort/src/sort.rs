@@ -141,12 +141,23 @@ pub(crate) enum Plan {
         grid: usize,
         chunk: usize,
     },
+    /// Count per chunk (each chunk counted by `split` blocks), then the wide scatter: one pass
+    /// into the intervals (`f == 1`), or a coarse pass into `coarse` bins of `f` intervals each
+    /// and a fine pass with claims. `grid` blocks own one chunk of `chunk` keys each in the
+    /// (coarse) pass.
+    Wide {
+        f: usize,
+        coarse: usize,
+        grid: usize,
+        chunk: usize,
+        split: usize,
+    },
 }
 
 impl Plan {
     /// Whether the scatter takes two passes (through the intermediate buffer).
     pub(crate) fn two_pass(self) -> bool {
-        matches!(self, Plan::Staged { f, .. } if f > 1)
+        matches!(self, Plan::Staged { f, .. } | Plan::Wide { f, .. } if f > 1)
     }
     fn path(self) -> ApproxPath {
         match self {
@@ -155,6 +166,8 @@ impl Plan {
             Plan::Global => ApproxPath::GlobalAtomics,
             Plan::Staged { f: 1, .. } => ApproxPath::SharedCounts,
             Plan::Staged { .. } => ApproxPath::TwoPass,
+            Plan::Wide { f: 1, .. } => ApproxPath::WideOnePass,
+            Plan::Wide { .. } => ApproxPath::WideTwoPass,
         }
     }
 }
@@ -188,6 +201,9 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         let f = m.div_ceil(c);
         (f, m.div_ceil(f))
     };
+    if let Some(wide) = wide_plan(kern, n, m, optin) {
+        return Ok(wide);
+    }
     let fits = m <= p.shared_max_intervals
         && m.saturating_mul(4) <= optin
         && kern.staged_shared_bytes(coarse, true) <= optin
@@ -210,6 +226,56 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         coarse,
         grid,
         chunk,
+    })
+}
+
+/// The wide one-pass plan for `n` keys into `m` intervals, when the policy takes it and its
+/// shared memory (and the count kernel's) fits `optin` bytes.
+fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
+    let p = &kern.policy;
+    let wide = kern.wide_shared_bytes(m);
+    let usable = m > p.direct_max_intervals
+        && m <= p.wide_max_intervals
+        && m <= p.shared_max_intervals
+        && p.wide_tile() > 0
+        && p.wide_tile() <= 1 << 30
+        && m.saturating_mul(4) <= optin
+        && wide <= optin;
+    if !usable {
+        return None;
+    }
+    let (f, coarse) = if m <= p.wide_one_pass_max {
+        (1, m)
+    } else {
+        let c = ((m as f64).sqrt().ceil() as usize).clamp(2, p.coarse_max.max(2));
+        let f = m.div_ceil(c);
+        (f, m.div_ceil(f))
+    };
+    let gpu = &kern.gpu;
+    let wt = p.wide_tile();
+    let tiles = n.div_ceil(wt);
+    let fit = blocks_that_fit(gpu, kern.wide_shared_bytes(coarse), p.wide_blocks_per_sm) as usize;
+    // A chunk's u32 counts hold at most 2^31 keys.
+    let grid = (kern.sms() * fit)
+        .max(n.div_ceil(1 << 31))
+        .min(tiles)
+        .min(gpu.info().max_grid_x as usize)
+        .max(1);
+    let chunk = tiles.div_ceil(grid) * wt;
+    // The count kernel (BLOCK_THREADS a block, m u32 counters) fits more blocks a multiprocessor:
+    // several count one chunk, each a part of 16-key multiples (aligned vector loads).
+    let count_fit = blocks_that_fit(gpu, m * 4, p.blocks_per_sm) as usize;
+    let mut split = (count_fit * p.block_threads as usize / (fit * p.wide_threads as usize)).max(1);
+    while split > 1 && (chunk % (split * 16) != 0 || grid * split > gpu.info().max_grid_x as usize)
+    {
+        split -= 1;
+    }
+    Some(Plan::Wide {
+        f,
+        coarse,
+        grid,
+        chunk,
+        split,
     })
 }
 
@@ -443,6 +509,119 @@ fn run<K: SortKey>(
             };
             phases.mark("scatter");
         }
+        Plan::Wide {
+            f,
+            coarse,
+            grid,
+            chunk,
+            split,
+        } => {
+            let mut matrix = DeviceBuffer::<u64>::zeroed(gpu, coarse * grid + 1)?;
+            let mut args = KernelArgs::new();
+            args.push(keys_in)
+                .push(n as u64)
+                .push(map_ptr)
+                .push(flip)
+                .push(m as u32)
+                .push(f as u32)
+                .push(coarse as u32)
+                .push((chunk / split) as u64)
+                .push(split as u32)
+                .push(counts)
+                .ptr(matrix.ptr());
+            // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
+            // u32, u32, u64, u32, u64*, u64*)`: block b reads its part of chunk / split keys
+            // (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split] for j <
+            // coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of dynamic
+            // shared memory (fits: wide_plan).
+            unsafe {
+                kern.launch(
+                    &format!("approx_count_{mode}"),
+                    (grid * split) as u32,
+                    p.block_threads,
+                    m * 4,
+                    &args,
+                )?
+            };
+            phases.mark("count");
+            scan(&mut boundaries)?;
+            scan(&mut matrix)?;
+            phases.mark("scan");
+            let two = f > 1;
+            let (coarse_k, coarse_v) = if two {
+                (io.tmp_keys, io.tmp_vals)
+            } else {
+                (io.keys_out, io.vals_out)
+            };
+            let mut args = KernelArgs::new();
+            args.push(keys_in)
+                .push(io.vals_in)
+                .push(n as u64)
+                .push(map_ptr)
+                .push(flip)
+                .push(m as u32)
+                .push(f as u32)
+                .push(coarse as u32)
+                .push(chunk as u64)
+                .ptr(matrix.ptr())
+                .push(coarse_k)
+                .push(coarse_v);
+            // SAFETY: `approx_wide_{equal,sampled}(const KEY_T*, const Value*, u64, const Bits*,
+            // Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*)`: block b reads chunk b (the
+            // count's column b), its keys of bin j (intervals j * f .. + f - 1) go to its
+            // scanned place matrix[j * grid + b] .. + its count: a permutation of 0..n into the
+            // output or the intermediate buffer (n keys, not overlapping the input); shared
+            // memory as wide_shared_bytes(coarse) (fits: wide_plan).
+            unsafe {
+                kern.launch(
+                    &format!("approx_wide_{mode}"),
+                    grid as u32,
+                    p.wide_threads,
+                    kern.wide_shared_bytes(coarse),
+                    &args,
+                )?
+            };
+            phases.mark(if two {
+                "wide coarse scatter"
+            } else {
+                "wide scatter"
+            });
+            drop(matrix);
+            if two {
+                let shared = kern.wide_shared_bytes(m);
+                let fine_grid = (kern.sms()
+                    * blocks_that_fit(gpu, shared, p.wide_blocks_per_sm) as usize)
+                    .min(n.div_ceil(p.wide_tile()))
+                    .max(1) as u32;
+                let mut args = KernelArgs::new();
+                args.push(io.tmp_keys)
+                    .push(io.tmp_vals)
+                    .push(n as u64)
+                    .push(map_ptr)
+                    .push(flip)
+                    .push(m as u32)
+                    .push(counts)
+                    .push(claimed)
+                    .push(io.keys_out)
+                    .push(io.vals_out);
+                // SAFETY: `approx_wide_fine_{equal,sampled}(const KEY_T*, const Value*, u64,
+                // const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads the n
+                // intermediate keys (values); each interval receives exactly its count at
+                // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
+                // the output does not overlap the intermediate buffer; shared memory as
+                // wide_shared_bytes(m) (fits: wide_plan).
+                unsafe {
+                    kern.launch(
+                        &format!("approx_wide_fine_{mode}"),
+                        fine_grid,
+                        p.wide_threads,
+                        shared,
+                        &args,
+                    )?
+                };
+                phases.mark("wide fine scatter");
+            }
+        }
         Plan::Staged {
             f,
             coarse,
@@ -459,10 +638,11 @@ fn run<K: SortKey>(
                 .push(f as u32)
                 .push(coarse as u32)
                 .push(chunk as u64)
+                .push(1u32)
                 .push(counts)
                 .ptr(matrix.ptr());
             // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
-            // u32, u32, u64, u64*, u64*)`: block b reads its chunk of keys (inside 0..n), adds
+            // u32, u32, u64, u32, u64*, u64*)`: block b reads its chunk of keys (inside 0..n), adds
             // to counts[0..m) and writes matrix[j * grid + b] for j < coarse (the matrix holds
             // coarse * grid + 1 words); m u32 counts of dynamic shared memory (fits: plan).
             unsafe {

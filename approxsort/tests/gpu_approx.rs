@@ -176,16 +176,48 @@ fn entry_points_agree() {
                 let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
                 let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
                 assert_eq!(input.to_host().unwrap(), host, "input modified");
-                let want_path =
-                    if intervals <= ApproxPolicy::for_device(g, 4, 0).direct_max_intervals {
-                        ApproxPath::SharedCounts
-                    } else {
-                        ApproxPath::TwoPass
-                    };
+                let policy = ApproxPolicy::for_device(g, 4, 0);
+                let want_path = if intervals <= policy.direct_max_intervals {
+                    ApproxPath::SharedCounts
+                } else if intervals == 10_000 {
+                    // Two words per interval and the tile fit shared memory.
+                    ApproxPath::WideTwoPass
+                } else {
+                    ApproxPath::TwoPass
+                };
                 assert_eq!(r.path(), want_path);
                 let out_h = out.to_host().unwrap();
                 check_against_cpu(&host, &out_h, &r, &o);
                 let b = r.boundaries_host().unwrap();
+                // The two-pass scatter where the wide one would run, and a small wide tile
+                // (several tiles a chunk, each chunk counted by several blocks).
+                // The wide scatter in one pass, and in two of small tiles.
+                for (wide_max, one_pass, threads, items) in [
+                    (0, 0, policy.wide_threads, policy.wide_items),
+                    (usize::MAX, 0, 64, 4),
+                    (usize::MAX, usize::MAX, 64, 4),
+                    (
+                        usize::MAX,
+                        usize::MAX,
+                        policy.wide_threads,
+                        policy.wide_items,
+                    ),
+                ] {
+                    let p = ApproxPolicy {
+                        wide_max_intervals: wide_max,
+                        wide_one_pass_max: one_pass,
+                        wide_threads: threads,
+                        wide_items: items,
+                        ..policy
+                    };
+                    let mut o2 = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+                    let r2 = approx_sort_into_with_policy(g, &input, &mut o2, &o, p).unwrap();
+                    if intervals > policy.direct_max_intervals && wide_max == 0 {
+                        assert_eq!(r2.path(), ApproxPath::TwoPass);
+                    }
+                    assert_eq!(r2.boundaries_host().unwrap(), b);
+                    check_against_cpu(&host, &o2.to_host().unwrap(), &r2, &o);
+                }
                 // With scratch.
                 let mut d = DeviceBuffer::from_host(g, &host).unwrap();
                 let mut scratch =
@@ -412,18 +444,50 @@ fn bench() {
         row("full sort keys (approx m=10000 + refine)", ms);
         if log2 == 28 {
             // Scatter tile policies (keys into, m = 10000).
-            for (bt, items, bps) in [(1024, 4, 2), (512, 8, 2), (1024, 8, 1), (512, 4, 3)] {
-                let p = ApproxPolicy {
-                    block_threads: bt,
-                    items_per_thread: items,
-                    blocks_per_sm: bps,
-                    ..ApproxPolicy::for_device(g, 4, 4)
+            // Wide one-pass tiles (threads, items, blocks/SM; 0 threads: the two-pass scatter
+            // of 1024 x 4 tiles instead), then the staged tiles of the two-pass scatter.
+            let wide = [
+                (0, 0, 0),
+                (1024, 16, 1),
+                (1024, 8, 1),
+                (512, 16, 2),
+                (1024, 12, 1),
+            ];
+            let staged = [(1024, 4, 2), (512, 8, 2), (1024, 8, 1), (512, 4, 3)];
+            let cases = wide
+                .iter()
+                .map(|&w| (true, w))
+                .chain(staged.iter().map(|&s| (false, s)));
+            for (is_wide, (bt, items, bps)) in cases {
+                let set = |base: ApproxPolicy| {
+                    if !is_wide {
+                        return ApproxPolicy {
+                            block_threads: bt,
+                            items_per_thread: items,
+                            blocks_per_sm: bps,
+                            wide_max_intervals: 0,
+                            ..base
+                        };
+                    }
+                    if bt == 0 {
+                        return ApproxPolicy {
+                            wide_max_intervals: 0,
+                            ..base
+                        };
+                    }
+                    ApproxPolicy {
+                        wide_threads: bt,
+                        wide_items: items,
+                        wide_blocks_per_sm: bps,
+                        ..base
+                    }
                 };
-                let pk = ApproxPolicy {
-                    block_threads: bt,
-                    items_per_thread: items,
-                    blocks_per_sm: bps,
-                    ..ApproxPolicy::for_device(g, 4, 0)
+                let p = set(ApproxPolicy::for_device(g, 4, 4));
+                let pk = set(ApproxPolicy::for_device(g, 4, 0));
+                let bt = if is_wide {
+                    format!("wide {bt}")
+                } else {
+                    bt.to_string()
                 };
                 let ms = time_ms(reps, |run| {
                     if run {
@@ -444,6 +508,41 @@ fn bench() {
                 });
                 row(
                     &format!("approx pairs into, policy {bt}x{items} {bps}/SM"),
+                    ms,
+                );
+            }
+        }
+        if log2 == 28 {
+            // The wide scatter's one and two passes at 1000 and 10,000 intervals.
+            for (m, one_pass) in [(1000, 0), (10_000, usize::MAX)] {
+                let o = ApproxOptions::new(m);
+                let pk = ApproxPolicy {
+                    wide_one_pass_max: one_pass,
+                    ..ApproxPolicy::for_device(g, 4, 0)
+                };
+                let p = ApproxPolicy {
+                    wide_one_pass_max: one_pass,
+                    ..ApproxPolicy::for_device(g, 4, 4)
+                };
+                let ms = time_ms(reps, |run| {
+                    if run {
+                        approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
+                    }
+                });
+                row(
+                    &format!("approx keys into, m={m} wide one pass to {one_pass}"),
+                    ms,
+                );
+                let ms = time_ms(reps, |run| {
+                    if run {
+                        approx_sort_pairs_into_with_policy(
+                            g, &input, &vin, &mut out, &mut vout, &o, p,
+                        )
+                        .unwrap();
+                    }
+                });
+                row(
+                    &format!("approx pairs into, m={m} wide one pass to {one_pass}"),
                     ms,
                 );
             }
