@@ -19,22 +19,25 @@ pub struct ScanPolicy {
 
 /// Hierarchical: 512 threads, tiles of 1024 keys; three levels reach 2^30 keys.
 const HIERARCHICAL_BLOCK_THREADS: u32 = 512;
-/// Fast: 4-byte keys 128 threads × 31 keys (tiles of 3968, 15.5 KiB of shared memory), 8-byte
-/// keys 256 × 15 (tiles of 3840, 30 KiB). Measured on an H200 at 2^30 bytes of keys (kernel
-/// only, exclusive sum): throughput grows with the tile, since each block scans one tile and
-/// waits on its look-back; u32 256×15: 2.38 TB/s read+written, 256×23: 2.68, 128×31: 2.78;
-/// u64 256×9: 1.85, 128×19: 2.22, 256×15: 2.35. A backoff sleep in the look-back spin made no
-/// difference.
+/// Fast: 4-byte keys 128 threads × 55 keys (tiles of 7040, 27.5 KiB of shared memory), 8-byte
+/// keys 256 × 23 (tiles of 5888, 46 KiB). Throughput grows with the tile, since each block scans
+/// one tile and waits on its look-back. Measured on an H100 (2026-11-24, `examples/scan_tune.rs`,
+/// exclusive sum, whole call, median of 15; a device-to-device copy of the same bytes 0.719 ms):
+/// u32 at 2^28 128×31 0.945 ms, 128×39 0.933, 128×47 0.926, **128×55 0.900**, 128×63 0.910,
+/// 256×23 0.978, 256×31 0.962, 256×39 0.907, 64×63 0.951; u64 at 2^27 256×15 1.120 ms, 128×23
+/// 1.112, 128×31 1.100, 256×19 1.019, **256×23 0.998**, 64×47 1.081. Earlier, on an H200 at
+/// 2^30 bytes: u32 256×15 2.38 TB/s, 256×23 2.68, 128×31 2.78. A backoff sleep in the look-back
+/// spin made no difference.
 const FAST_BLOCK_THREADS_4B: u32 = 128;
-const FAST_ITEMS_4B: u32 = 31;
+const FAST_ITEMS_4B: u32 = 55;
 const FAST_BLOCK_THREADS_8B: u32 = 256;
-const FAST_ITEMS_8B: u32 = 15;
-/// Fast: no register cap (48 registers at 128 × 31; shared memory limits the residency).
+const FAST_ITEMS_8B: u32 = 23;
+/// Fast: no register cap (shared memory and registers limit the residency).
 /// Tried on an H100 (2026-11-24, `examples/scan_tune.rs`, u32 at 2^28, whole call): a variant
 /// that loads full forward tiles as 16-byte vectors and scans them with warp shuffles (no
 /// shared-memory transposition) needed 80 registers and ran at best 0.963 ms (128 × 32, capped
-/// for 8 blocks) against this kernel's 0.955 ms, so it was not kept; capping this kernel's
-/// registers only added spills.
+/// for 8 blocks) against this kernel's 0.945 ms at 128 × 31, so it was not kept; capping this
+/// kernel's registers only added spills.
 const FAST_MIN_BLOCKS: u32 = 0;
 
 impl ScanPolicy {
