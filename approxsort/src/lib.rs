@@ -64,14 +64,18 @@
 //! fill; the fine pass's claims share one front per interval.
 //!
 //! NVIDIA H100 80GB HBM3, kernel time (CUDA events around the call, median of 10), uniform
-//! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, CUB 13's DeviceRadixSort in the
+//! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, CUB 3.0.1's (CUDA 13) DeviceRadixSort in the
 //! same run, milliseconds (2026-11-24):
 //!
 //! | n | approx keys | CUB SortKeys | approx pairs | CUB SortPairs | refine keys | approx + refine |
 //! |---|---|---|---|---|---|---|
-//! | 2^20 | 0.092 | 0.080 | 0.094 | CUB_P20 | 0.248 | 0.322 |
-//! | 2^24 | 0.306 | 0.471 | 0.412 | CUB_P24 | 0.313 | 0.652 |
-//! | 2^28 | 3.49 | 6.38 | 5.06 | CUB_P28 | 8.70 | 13.68 |
+//! | 2^20 | 0.088 | 0.080 | 0.099 | 0.092 | 0.248 | 0.322 |
+//! | 2^24 | 0.312 | 0.471 | 0.419 | 0.610 | 0.313 | 0.652 |
+//! | 2^28 | 3.60 | 6.39 | 5.07 | 8.52 | 8.70 | 13.68 |
+//!
+//! (`scripts/bench-gpu approxsort` and `cub_anchors --ops radix_sort_pairs`; the refine columns
+//! from the crate's `bench` test, same build, where 2^28 keys took 3.49 ms.) At 2^28: 1.78x
+//! CUB SortKeys, 1.68x SortPairs; 40% of the bound of 16 bytes moved per key at the copy rate.
 //!
 //! At 2^28 keys: min-max 0.37 ms, counts 0.39, scans 0.04, wide coarse scatter 1.43, wide fine
 //! scatter 1.34 (a copy of the keys takes 0.72 ms: each wide pass runs at half the copy rate;
