@@ -64,8 +64,8 @@
 //! fill; the fine pass's claims share one front per interval.
 //!
 //! NVIDIA H100 80GB HBM3, kernel time (CUDA events around the call, median of 10), uniform
-//! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, CUB 3.0.1's (CUDA 13) DeviceRadixSort in the
-//! same run, milliseconds (2026-11-24):
+//! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, DeviceRadixSort of CUB 3.0.1
+//! (CUDA 13) in the same run, milliseconds (2026-11-24):
 //!
 //! | n | approx keys | CUB SortKeys | approx pairs | CUB SortPairs | refine keys | approx + refine |
 //! |---|---|---|---|---|---|---|
