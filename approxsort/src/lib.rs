@@ -82,9 +82,9 @@
 //! the staged passes of 4096-key tiles took 2.16 and 1.98, 4.89 ms in all); pairs 5.06 (coarse
 //! 2.43, fine 2.13). 100 intervals (one staged pass): 2.91 ms keys, 3.71 pairs; 1000 (wide,
 //! two passes): 3.01, 4.60; 40,000 (staged two passes): 5.79; 90,000 (more than shared memory
-//! holds: global atomics) 13.7; [`Intervals::Sampled`] 20.4 keys, 22.3 pairs (binary search over
-//! the splitters for every key in every pass, three times a key in a wide pass; the staged
-//! passes took 16.7 keys, 39.9 pairs); [`ApproxVariant::Paper`] 26.5 keys, 47.5 pairs.
+//! holds: global atomics) 13.7; [`Intervals::Sampled`] 16.7 keys (staged passes: the wide ones,
+//! which search every key's splitters three times a pass, took 20.4), 22.3 pairs (wide; staged
+//! 39.9); [`ApproxVariant::Paper`] 26.5 keys, 47.5 pairs.
 //!
 //! # Example
 //! ```no_run
