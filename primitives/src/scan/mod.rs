@@ -148,13 +148,7 @@ fn scan_impl<K: SortKey>(
     variant: ScanVariant,
     scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
-    if input.len() != output.len() {
-        return Err(Error::InvalidArgument(format!(
-            "scan of {} keys into an output of {}",
-            input.len(),
-            output.len()
-        )));
-    }
+    same_len(input, output)?;
     run(
         gpu,
         input.ptr(),
@@ -186,13 +180,7 @@ pub fn scan_with_policy<K: SortKey>(
     dir: Direction,
     policy: &ScanPolicy,
 ) -> Result<()> {
-    if input.len() != output.len() {
-        return Err(Error::InvalidArgument(format!(
-            "scan of {} keys into an output of {}",
-            input.len(),
-            output.len()
-        )));
-    }
+    same_len(input, output)?;
     if policy.block_threads == 0 || policy.items_per_thread == 0 {
         return Err(Error::InvalidArgument(format!(
             "scan policy with {} threads of {} keys",
@@ -373,6 +361,18 @@ fn run<K: SortKey>(
         }
         ScanVariant::Fast => launch.fast(input, output, n),
     }
+}
+
+/// An output of the input's length, else [`Error::InvalidArgument`].
+fn same_len<K: SortKey>(input: &DeviceBuffer<K>, output: &DeviceBuffer<K>) -> Result<()> {
+    if input.len() != output.len() {
+        return Err(Error::InvalidArgument(format!(
+            "scan of {} keys into an output of {}",
+            input.len(),
+            output.len()
+        )));
+    }
+    Ok(())
 }
 
 fn variant_title(v: ScanVariant) -> &'static str {
