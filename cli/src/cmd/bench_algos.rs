@@ -230,7 +230,7 @@ fn time_gpu(
 
 /// As [`time_gpu`], with `step(true)` (restoring the input) run before every `step(false)`
 /// (the timed call), outside the timed region. One closure, so both may borrow the buffers.
-fn time_gpu_restored(
+pub(crate) fn time_gpu_restored(
     gpu: &Gpu,
     reps: u32,
     what: &str,
@@ -251,7 +251,12 @@ fn time_gpu_restored(
 }
 
 /// Median of `reps` timed calls of `f` on `work`, restored from `input` before each (untimed).
-fn time_cpu<K: Copy>(reps: u32, input: &[K], work: &mut [K], mut f: impl FnMut(&mut [K])) -> f64 {
+pub(crate) fn time_cpu<K: Copy>(
+    reps: u32,
+    input: &[K],
+    work: &mut [K],
+    mut f: impl FnMut(&mut [K]),
+) -> f64 {
     work.copy_from_slice(input);
     f(work);
     let mut t = Vec::with_capacity(reps as usize);
@@ -264,7 +269,8 @@ fn time_cpu<K: Copy>(reps: u32, input: &[K], work: &mut [K], mut f: impl FnMut(&
     median(&mut t)
 }
 
-fn wrong(what: &str, message: impl std::fmt::Display) -> CliError {
+/// A [`CliError::WrongResult`] for `what`.
+pub(crate) fn wrong(what: &str, message: impl std::fmt::Display) -> CliError {
     CliError::WrongResult {
         what: what.to_string(),
         message: message.to_string(),
@@ -447,7 +453,8 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
     Ok(())
 }
 
-fn rough_err(e: sortlab_roughsort::Error) -> sortlab_primitives::Error {
+/// A roughsort error as a runtime error (its GPU error, or an invalid-argument one).
+pub(crate) fn rough_err(e: sortlab_roughsort::Error) -> sortlab_primitives::Error {
     match e {
         sortlab_roughsort::Error::Gpu(e) => e,
         other => sortlab_primitives::Error::InvalidArgument(other.to_string()),

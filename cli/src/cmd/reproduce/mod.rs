@@ -5,6 +5,7 @@
 //! [`run`] with its name in [`PAPERS`].
 
 mod primitives;
+mod roughsort;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,11 +18,19 @@ use crate::io::write_atomic;
 use crate::plot::Plot;
 
 /// The experiments `sortlab reproduce` knows, with what each reproduces.
-pub const PAPERS: &[(&str, &str)] = &[(
-    "primitives",
-    "the course notes' performance comparison of the four reductions and the four scans \
+pub const PAPERS: &[(&str, &str)] = &[
+    (
+        "primitives",
+        "the course notes' performance comparison of the four reductions and the four scans \
      (latency and bandwidth against input size), with the Fast variants beside them",
-)];
+    ),
+    (
+        "roughsort",
+        "the report \"Parallel Sorting of Roughly-Sorted Sequences\" (Altman & Igarashi, Altman & \
+         Chlebus), Figures 1-6: radius determination and sort time against n and against k, \
+         CPU (sequential, rayon, merge sort, bubble sort) and GPU (roughsort, radix sort)",
+    ),
+];
 
 /// A table: a caption, column names, rows of cells.
 #[derive(Clone, Debug, Default)]
@@ -73,6 +82,7 @@ pub struct Report {
 pub fn run(args: &ReproduceArgs) -> Result<(), CliError> {
     let report = match args.paper.as_str() {
         "primitives" => primitives::run(args)?,
+        "roughsort" => roughsort::run(args)?,
         other => {
             return Err(CliError::Usage(format!(
                 "unknown experiment `{other}`; known: {}",

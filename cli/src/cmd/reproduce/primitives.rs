@@ -203,7 +203,8 @@ fn point(variant: &str, n: u64, ms: f64, bytes: u64) -> Point {
     }
 }
 
-fn describe(gpu: &Gpu) -> String {
+/// The device's name and architecture, for the notes and titles.
+pub(super) fn describe(gpu: &Gpu) -> String {
     let i = gpu.info();
     format!(
         "{} (sm_{}{})",
