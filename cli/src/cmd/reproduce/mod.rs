@@ -4,7 +4,9 @@
 //! Each experiment is one module returning a [`Report`]; adding one is a module and an arm in
 //! [`run`] with its name in [`PAPERS`].
 
+mod approxsort;
 mod primitives;
+mod radix;
 mod roughsort;
 
 use std::fmt::Write as _;
@@ -29,6 +31,18 @@ pub const PAPERS: &[(&str, &str)] = &[
         "the report \"Parallel Sorting of Roughly-Sorted Sequences\" (Altman & Igarashi, Altman & \
          Chlebus), Figures 1-6: radius determination and sort time against n and against k, \
          CPU (sequential, rayon, merge sort, bubble sort) and GPU (roughsort, radix sort)",
+    ),
+    (
+        "radix",
+        "the source notes' latency and bandwidth comparison of the radix sorts (one-bit split, \
+         Satish et al., Fast), u32 keys and pairs against input size, with the copy rate as \
+         the bound",
+    ),
+    (
+        "approxsort",
+        "Xiao, Chen, Sun, \"High Performance Approximate Sort Algorithm Using GPUs\", Figures \
+         2-4: approximate sort (Fast, Paper) against radix and bucket sort, uniform and \
+         gaussian keys, and time against NUM_INTERVAL",
     ),
 ];
 
@@ -83,6 +97,8 @@ pub fn run(args: &ReproduceArgs) -> Result<(), CliError> {
     let report = match args.paper.as_str() {
         "primitives" => primitives::run(args)?,
         "roughsort" => roughsort::run(args)?,
+        "radix" => radix::run(args)?,
+        "approxsort" => approxsort::run(args)?,
         other => {
             return Err(CliError::Usage(format!(
                 "unknown experiment `{other}`; known: {}",

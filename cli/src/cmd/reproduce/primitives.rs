@@ -26,12 +26,16 @@ use crate::plot::{Plot, Scale, Series};
 /// Largest default input: 2^28 u32 keys (1 GiB), the size of the targets.
 const DEFAULT_MAX_LOG2: u32 = 28;
 
-/// One measured point.
-struct Point {
-    variant: String,
-    n: u64,
-    ms: f64,
-    gbps: f64,
+/// One measured point (also the other experiments' point of a latency/bandwidth series).
+pub(super) struct Point {
+    /// Series name.
+    pub(super) variant: String,
+    /// Input size.
+    pub(super) n: u64,
+    /// Median time.
+    pub(super) ms: f64,
+    /// Bytes moved over the time.
+    pub(super) gbps: f64,
 }
 
 /// Runs the experiment on the first GPU.
@@ -194,7 +198,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
     Ok(report)
 }
 
-fn point(variant: &str, n: u64, ms: f64, bytes: u64) -> Point {
+/// A point of `variant` at `n` keys taking `ms`, moving `bytes`.
+pub(super) fn point(variant: &str, n: u64, ms: f64, bytes: u64) -> Point {
     Point {
         variant: variant.to_string(),
         n,
@@ -241,7 +246,13 @@ fn check_scan(
     Ok(())
 }
 
-fn table(caption: &str, pts: &[Point], names: &[&str], cell: impl Fn(&Point) -> String) -> Table {
+/// A table with a row per size (`2^k`) and a column per series in `names` (`-` where absent).
+pub(super) fn table(
+    caption: &str,
+    pts: &[Point],
+    names: &[&str],
+    cell: impl Fn(&Point) -> String,
+) -> Table {
     let mut ns: Vec<u64> = pts.iter().map(|p| p.n).collect();
     ns.sort_unstable();
     ns.dedup();
@@ -265,7 +276,8 @@ fn table(caption: &str, pts: &[Point], names: &[&str], cell: impl Fn(&Point) -> 
     }
 }
 
-fn figure(
+/// A plot against input size (log2 x axis) with a line per series in `names`.
+pub(super) fn figure(
     title: &str,
     y_label: &str,
     y_scale: Scale,
