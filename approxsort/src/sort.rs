@@ -132,20 +132,12 @@ pub(crate) enum Plan {
     Paper,
     /// Per-key warp-aggregated global atomics (too many intervals for shared memory).
     Global,
-    /// Count per chunk, then the staged scatter: one pass into the intervals (`f == 1`), or a
-    /// coarse pass into `coarse` bins of `f` intervals each and a fine pass. `grid` blocks own
-    /// one chunk of `chunk` keys each in the count and coarse passes.
-    Staged {
-        f: usize,
-        coarse: usize,
-        grid: usize,
-        chunk: usize,
-    },
-    /// Count per chunk (each chunk counted by `split` blocks), then the wide scatter: one pass
-    /// into the intervals (`f == 1`), or a coarse pass into `coarse` bins of `f` intervals each
-    /// and a fine pass with claims. `grid` blocks own one chunk of `chunk` keys each in the
-    /// (coarse) pass.
-    Wide {
+    /// Count per chunk (each chunk counted by `split` blocks), then a scatter of `tiles`: one
+    /// pass into the intervals (`f == 1`), or a coarse pass into `coarse` bins of `f` intervals
+    /// each and a fine pass with claims. `grid` blocks own one chunk of `chunk` keys each in the
+    /// count and (coarse) passes.
+    Scatter {
+        tiles: Tiles,
         f: usize,
         coarse: usize,
         grid: usize,
@@ -154,20 +146,72 @@ pub(crate) enum Plan {
     },
 }
 
+/// The tiles of a scatter pass: the staged kernels' (`tile_items` keys, several blocks a
+/// multiprocessor) or the wide kernels' (`wide_tile` keys, one block a multiprocessor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tiles {
+    Staged,
+    Wide,
+}
+
+impl Tiles {
+    /// Kernel name stems of the coarse (or only) pass and of the fine pass.
+    fn kernels(self) -> (&'static str, &'static str) {
+        match self {
+            Tiles::Staged => ("approx_coarse", "approx_fine"),
+            Tiles::Wide => ("approx_wide", "approx_wide_fine"),
+        }
+    }
+    /// Threads a block, keys a tile, and resident blocks a multiprocessor wanted.
+    fn shape(self, p: &ApproxPolicy) -> (u32, usize, u32) {
+        match self {
+            Tiles::Staged => (p.block_threads, p.tile_items(), p.blocks_per_sm),
+            Tiles::Wide => (p.wide_threads, p.wide_tile(), p.wide_blocks_per_sm),
+        }
+    }
+    /// Dynamic shared memory of a pass over `bins` bins (`cursors`: the coarse or only pass).
+    fn shared_bytes(self, kern: &Kernels, bins: usize, cursors: bool) -> usize {
+        match self {
+            Tiles::Staged => kern.staged_shared_bytes(bins, cursors),
+            Tiles::Wide => kern.wide_shared_bytes(bins),
+        }
+    }
+    /// Phase name prefix (`PHASES_ENV`).
+    fn label(self) -> &'static str {
+        match self {
+            Tiles::Staged => "",
+            Tiles::Wide => "wide ",
+        }
+    }
+}
+
 impl Plan {
     /// Whether the scatter takes two passes (through the intermediate buffer).
     pub(crate) fn two_pass(self) -> bool {
-        matches!(self, Plan::Staged { f, .. } | Plan::Wide { f, .. } if f > 1)
+        matches!(self, Plan::Scatter { f, .. } if f > 1)
     }
     fn path(self) -> ApproxPath {
         match self {
             Plan::Empty => ApproxPath::Empty,
             Plan::Paper => ApproxPath::Paper,
             Plan::Global => ApproxPath::GlobalAtomics,
-            Plan::Staged { f: 1, .. } => ApproxPath::SharedCounts,
-            Plan::Staged { .. } => ApproxPath::TwoPass,
-            Plan::Wide { f: 1, .. } => ApproxPath::WideOnePass,
-            Plan::Wide { .. } => ApproxPath::WideTwoPass,
+            Plan::Scatter {
+                tiles: Tiles::Staged,
+                f: 1,
+                ..
+            } => ApproxPath::SharedCounts,
+            Plan::Scatter {
+                tiles: Tiles::Staged,
+                ..
+            } => ApproxPath::TwoPass,
+            Plan::Scatter {
+                tiles: Tiles::Wide,
+                f: 1,
+                ..
+            } => ApproxPath::WideOnePass,
+            Plan::Scatter {
+                tiles: Tiles::Wide, ..
+            } => ApproxPath::WideTwoPass,
         }
     }
 }
@@ -194,13 +238,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         .info()
         .shared_per_block_optin
         .saturating_sub(SHARED_RESERVE);
-    let (f, coarse) = if m <= p.direct_max_intervals {
-        (1, m)
-    } else {
-        let c = ((m as f64).sqrt().ceil() as usize).clamp(2, p.coarse_max.max(2));
-        let f = m.div_ceil(c);
-        (f, m.div_ceil(f))
-    };
+    let (f, coarse) = bins(m, p.direct_max_intervals, p.coarse_max);
     // Sampled intervals of keys alone stay on the staged path: the wide scatter searches every
     // key's splitters three times a pass, and measured slower there (H100, 2^28 u32 keys,
     // 10,000 intervals: 20.4 ms wide, 16.7 staged; pairs 22.3 wide, 39.9 staged).
@@ -217,25 +255,44 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
     if !fits {
         return Ok(Plan::Global);
     }
-    let tile = p.tile_items();
-    let tiles = n.div_ceil(tile);
-    let fit = blocks_that_fit(gpu, kern.staged_shared_bytes(coarse, true), p.blocks_per_sm);
-    // A chunk's u32 counts hold at most 2^31 keys.
-    let grid = (kern.sms() * fit as usize)
-        .max(n.div_ceil(1 << 31))
-        .min(tiles)
-        .min(gpu.info().max_grid_x as usize)
-        .max(1);
-    let chunk = tiles.div_ceil(grid) * tile;
-    Ok(Plan::Staged {
+    let (grid, chunk) = chunks(kern, n, Tiles::Staged, coarse);
+    Ok(Plan::Scatter {
+        tiles: Tiles::Staged,
         f,
         coarse,
         grid,
         chunk,
+        split: 1,
     })
 }
 
-/// The wide one-pass plan for `n` keys into `m` intervals, when the policy takes it and its
+/// `(f, coarse)`: up to `one_pass_max` intervals one pass (`f == 1`, a bin an interval), beyond
+/// a coarse pass into about `sqrt(m)` bins (at most `coarse_max`) of `f` intervals each.
+fn bins(m: usize, one_pass_max: usize, coarse_max: usize) -> (usize, usize) {
+    if m <= one_pass_max {
+        return (1, m);
+    }
+    let c = ((m as f64).sqrt().ceil() as usize).clamp(2, coarse_max.max(2));
+    let f = m.div_ceil(c);
+    (f, m.div_ceil(f))
+}
+
+/// `(grid, chunk)` of a chunked pass of `tiles` over `coarse` bins: as many blocks as fit the
+/// multiprocessors (at most one a tile), each owning `chunk` keys, a whole number of tiles.
+fn chunks(kern: &Kernels, n: usize, tiles: Tiles, coarse: usize) -> (usize, usize) {
+    let (_, tile, wanted) = tiles.shape(&kern.policy);
+    let count = n.div_ceil(tile);
+    let fit = blocks_that_fit(&kern.gpu, tiles.shared_bytes(kern, coarse, true), wanted) as usize;
+    // A chunk's u32 counts hold at most 2^31 keys.
+    let grid = (kern.sms() * fit)
+        .max(n.div_ceil(1 << 31))
+        .min(count)
+        .min(kern.gpu.info().max_grid_x as usize)
+        .max(1);
+    (grid, count.div_ceil(grid) * tile)
+}
+
+/// The wide scatter's plan for `n` keys into `m` intervals, when the policy takes it and its
 /// shared memory (and the count kernel's) fits `optin` bytes.
 fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
     let p = &kern.policy;
@@ -250,24 +307,10 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
     if !usable {
         return None;
     }
-    let (f, coarse) = if m <= p.wide_one_pass_max {
-        (1, m)
-    } else {
-        let c = ((m as f64).sqrt().ceil() as usize).clamp(2, p.coarse_max.max(2));
-        let f = m.div_ceil(c);
-        (f, m.div_ceil(f))
-    };
+    let (f, coarse) = bins(m, p.wide_one_pass_max, p.coarse_max);
     let gpu = &kern.gpu;
-    let wt = p.wide_tile();
-    let tiles = n.div_ceil(wt);
+    let (grid, chunk) = chunks(kern, n, Tiles::Wide, coarse);
     let fit = blocks_that_fit(gpu, kern.wide_shared_bytes(coarse), p.wide_blocks_per_sm) as usize;
-    // A chunk's u32 counts hold at most 2^31 keys.
-    let grid = (kern.sms() * fit)
-        .max(n.div_ceil(1 << 31))
-        .min(tiles)
-        .min(gpu.info().max_grid_x as usize)
-        .max(1);
-    let chunk = tiles.div_ceil(grid) * wt;
     // The count kernel (BLOCK_THREADS a block, m u32 counters) fits more blocks a multiprocessor:
     // several count one chunk, each a part of 16-key multiples (aligned vector loads).
     let count_fit = blocks_that_fit(gpu, m * 4, p.blocks_per_sm) as usize;
@@ -276,7 +319,8 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
     {
         split -= 1;
     }
-    Some(Plan::Wide {
+    Some(Plan::Scatter {
+        tiles: Tiles::Wide,
         f,
         coarse,
         grid,
@@ -515,13 +559,16 @@ fn run<K: SortKey>(
             };
             phases.mark("scatter");
         }
-        Plan::Wide {
+        Plan::Scatter {
+            tiles,
             f,
             coarse,
             grid,
             chunk,
             split,
         } => {
+            let (coarse_kernel, fine_kernel) = tiles.kernels();
+            let (threads, tile, wanted) = tiles.shape(p);
             let mut matrix = DeviceBuffer::<u64>::zeroed(gpu, coarse * grid + 1)?;
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -539,7 +586,7 @@ fn run<K: SortKey>(
             // u32, u32, u64, u32, u64*, u64*)`: block b reads its part of chunk / split keys
             // (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split] for j <
             // coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of dynamic
-            // shared memory (fits: wide_plan).
+            // shared memory (fits: plan).
             unsafe {
                 kern.launch(
                     &format!("approx_count_{mode}"),
@@ -572,32 +619,33 @@ fn run<K: SortKey>(
                 .ptr(matrix.ptr())
                 .push(coarse_k)
                 .push(coarse_v);
-            // SAFETY: `approx_wide_{equal,sampled}(const KEY_T*, const Value*, u64, const Bits*,
-            // Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*)`: block b reads chunk b (the
-            // count's column b), its keys of bin j (intervals j * f .. + f - 1) go to its
-            // scanned place matrix[j * grid + b] .. + its count: a permutation of 0..n into the
-            // output or the intermediate buffer (n keys, not overlapping the input); shared
-            // memory as wide_shared_bytes(coarse) (fits: wide_plan).
+            // SAFETY: `approx_{coarse,wide}_{equal,sampled}(const KEY_T*, const Value*, u64,
+            // const Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*)`: the same grid
+            // and chunks as the count, so block b reads chunk b (the count's column b) and its
+            // keys of bin j (intervals j * f .. + f - 1) go to its scanned place matrix[j * grid
+            // + b] .. + its count: a permutation of 0..n into the output or the intermediate
+            // buffer (n keys, not overlapping the input); shared memory as
+            // tiles.shared_bytes(coarse) (fits: plan).
             unsafe {
                 kern.launch(
-                    &format!("approx_wide_{mode}"),
+                    &format!("{coarse_kernel}_{mode}"),
                     grid as u32,
-                    p.wide_threads,
-                    kern.wide_shared_bytes(coarse),
+                    threads,
+                    tiles.shared_bytes(kern, coarse, true),
                     &args,
                 )?
             };
-            phases.mark(if two {
-                "wide coarse scatter"
+            let label = tiles.label();
+            phases.mark(&if two {
+                format!("{label}coarse scatter")
             } else {
-                "wide scatter"
+                format!("{label}scatter")
             });
             drop(matrix);
             if two {
-                let shared = kern.wide_shared_bytes(m);
-                let fine_grid = (kern.sms()
-                    * blocks_that_fit(gpu, shared, p.wide_blocks_per_sm) as usize)
-                    .min(n.div_ceil(p.wide_tile()))
+                let shared = tiles.shared_bytes(kern, m, false);
+                let fine_grid = (kern.sms() * blocks_that_fit(gpu, shared, wanted) as usize)
+                    .min(n.div_ceil(tile))
                     .max(1) as u32;
                 let mut args = KernelArgs::new();
                 args.push(io.tmp_keys)
@@ -610,128 +658,23 @@ fn run<K: SortKey>(
                     .push(claimed)
                     .push(io.keys_out)
                     .push(io.vals_out);
-                // SAFETY: `approx_wide_fine_{equal,sampled}(const KEY_T*, const Value*, u64,
-                // const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads the n
+                // SAFETY: `approx_{fine,wide_fine}_{equal,sampled}(const KEY_T*, const Value*,
+                // u64, const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads the n
                 // intermediate keys (values); each interval receives exactly its count at
                 // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
                 // the output does not overlap the intermediate buffer; shared memory as
-                // wide_shared_bytes(m) (fits: wide_plan).
+                // tiles.shared_bytes(m) (fits: plan).
                 unsafe {
                     kern.launch(
-                        &format!("approx_wide_fine_{mode}"),
+                        &format!("{fine_kernel}_{mode}"),
                         fine_grid,
-                        p.wide_threads,
+                        threads,
                         shared,
                         &args,
                     )?
                 };
-                phases.mark("wide fine scatter");
+                phases.mark(&format!("{label}fine scatter"));
             }
-        }
-        Plan::Staged {
-            f,
-            coarse,
-            grid,
-            chunk,
-        } => {
-            let mut matrix = DeviceBuffer::<u64>::zeroed(gpu, coarse * grid + 1)?;
-            let mut args = KernelArgs::new();
-            args.push(keys_in)
-                .push(n as u64)
-                .push(map_ptr)
-                .push(flip)
-                .push(m as u32)
-                .push(f as u32)
-                .push(coarse as u32)
-                .push(chunk as u64)
-                .push(1u32)
-                .push(counts)
-                .ptr(matrix.ptr());
-            // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
-            // u32, u32, u64, u32, u64*, u64*)`: block b reads its chunk of keys (inside 0..n), adds
-            // to counts[0..m) and writes matrix[j * grid + b] for j < coarse (the matrix holds
-            // coarse * grid + 1 words); m u32 counts of dynamic shared memory (fits: plan).
-            unsafe {
-                kern.launch(
-                    &format!("approx_count_{mode}"),
-                    grid as u32,
-                    p.block_threads,
-                    m * 4,
-                    &args,
-                )?
-            };
-            phases.mark("count");
-            scan(&mut boundaries)?;
-            scan(&mut matrix)?;
-            phases.mark("scan");
-            let two = f > 1;
-            let (coarse_k, coarse_v) = if two {
-                (io.tmp_keys, io.tmp_vals)
-            } else {
-                (io.keys_out, io.vals_out)
-            };
-            let mut args = KernelArgs::new();
-            args.push(keys_in)
-                .push(io.vals_in)
-                .push(n as u64)
-                .push(map_ptr)
-                .push(flip)
-                .push(m as u32)
-                .push(f as u32)
-                .push(coarse as u32)
-                .push(chunk as u64)
-                .ptr(matrix.ptr())
-                .push(coarse_k)
-                .push(coarse_v);
-            // SAFETY: `approx_coarse_{equal,sampled}(const KEY_T*, const Value*, u64, const
-            // Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*)`: the same grid and
-            // chunks as the count, so block b's keys of coarse bin j go to its scanned place
-            // matrix[j * grid + b] .. + its count: a permutation of 0..n into the output (or
-            // the intermediate buffer, n keys); shared memory as staged_shared_bytes(coarse).
-            unsafe {
-                kern.launch(
-                    &format!("approx_coarse_{mode}"),
-                    grid as u32,
-                    p.block_threads,
-                    kern.staged_shared_bytes(coarse, true),
-                    &args,
-                )?
-            };
-            phases.mark("coarse scatter");
-            if two {
-                let shared = kern.staged_shared_bytes(m, false);
-                let fine_grid = (kern.sms()
-                    * blocks_that_fit(gpu, shared, p.blocks_per_sm) as usize)
-                    .min(n.div_ceil(p.tile_items()))
-                    .max(1) as u32;
-                let mut args = KernelArgs::new();
-                args.push(io.tmp_keys)
-                    .push(io.tmp_vals)
-                    .push(n as u64)
-                    .push(map_ptr)
-                    .push(flip)
-                    .push(m as u32)
-                    .push(counts)
-                    .push(claimed)
-                    .push(io.keys_out)
-                    .push(io.vals_out);
-                // SAFETY: `approx_fine_{equal,sampled}(const KEY_T*, const Value*, u64, const
-                // Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads the n
-                // intermediate keys (values), each interval receives exactly its count at
-                // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
-                // the output does not overlap the intermediate buffer.
-                unsafe {
-                    kern.launch(
-                        &format!("approx_fine_{mode}"),
-                        fine_grid,
-                        p.block_threads,
-                        shared,
-                        &args,
-                    )?
-                };
-                phases.mark("fine scatter");
-            }
-            drop(matrix);
         }
     }
     drop(paper_mm);
@@ -1145,4 +1088,25 @@ pub fn approx_sort_pairs_host<K: SortKey, V: SortValue>(
     keys.copy_from_slice(&hk);
     values.copy_from_slice(&hv);
     Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bins;
+
+    #[test]
+    fn bins_split_intervals_about_their_square_root() {
+        assert_eq!(bins(100, 512, 1024), (1, 100));
+        assert_eq!(bins(512, 512, 1024), (1, 512));
+        assert_eq!(bins(10_000, 512, 1024), (100, 100));
+        assert_eq!(bins(10_001, 512, 1024), (100, 101));
+        assert_eq!(bins(40_000, 0, 1024), (200, 200));
+        // Capped coarse bins take more intervals each; every interval is in a bin.
+        assert_eq!(bins(1 << 22, 0, 1024), (4096, 1024));
+        assert_eq!(bins(10, 0, 1), (5, 2));
+        for m in [2usize, 3, 513, 9_999, 90_000] {
+            let (f, c) = bins(m, 0, 1024);
+            assert!(f * c >= m && f * (c - 1) < m, "m {m}: f {f}, coarse {c}");
+        }
+    }
 }
