@@ -25,7 +25,7 @@ use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order};
 
 use super::primitives::{describe, figure, point, table, Point};
-use super::{fmt_ms, Report, Table};
+use super::{fmt_ms, require_gpu, Report, Table};
 use crate::args::ReproduceArgs;
 use crate::backend::check::{check_equal, check_interval_order};
 use crate::backend::gen::generate;
@@ -34,7 +34,6 @@ use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::{time_gpu_restored, wrong};
 use crate::cmd::bench_primitives::gpu_err;
 use crate::cmd::note;
-use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
 
@@ -81,11 +80,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
             args.max_log2.unwrap_or_default()
         )));
     }
-    let gpu = open_gpu().map_err(|reason| {
-        CliError::Usage(format!(
-            "reproduce approxsort times GPU sorts and needs a CUDA device ({reason})"
-        ))
-    })?;
+    let gpu = require_gpu("approxsort", "GPU sorts")?;
     let date = today();
     let device = describe(&gpu);
     let mut run = Run {
@@ -439,16 +434,11 @@ pub(super) fn figure4(pts: &[IntervalPoint], device: &str) -> (Table, Plot) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing;
     use super::*;
 
     fn args(max_log2: Option<u32>) -> ReproduceArgs {
-        ReproduceArgs {
-            paper: "approxsort".into(),
-            out: std::env::temp_dir(),
-            reps: 1,
-            max_log2,
-            seed: 1,
-        }
+        testing::args("approxsort", max_log2, 1)
     }
 
     #[test]
@@ -468,18 +458,7 @@ mod tests {
 
     #[test]
     fn runs_on_a_gpu_or_names_the_missing_device() {
-        match open_gpu() {
-            // On a CUDA machine: the smallest experiment runs, checked, and reports rows.
-            Ok(_) => {
-                let report = run(&args(Some(20))).unwrap();
-                assert!(!report.rows.is_empty() && !report.tables.is_empty());
-            }
-            Err(_) => {
-                let e = run(&args(Some(20))).unwrap_err();
-                assert!(matches!(e, CliError::Usage(_)), "{e}");
-                assert!(e.to_string().contains("needs a CUDA device"), "{e}");
-            }
-        }
+        testing::runs_on_a_gpu_or_names_the_missing_device(run, &args(Some(20)));
     }
 
     #[test]

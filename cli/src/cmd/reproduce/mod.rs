@@ -15,6 +15,7 @@ use std::path::Path;
 use super::bench::BenchRow;
 use super::{note, say};
 use crate::args::ReproduceArgs;
+use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::io::write_atomic;
 use crate::plot::Plot;
@@ -147,6 +148,15 @@ pub fn write_report(dir: &Path, paper: &str, report: &Report) -> Result<(), CliE
     Ok(())
 }
 
+/// The first GPU, or the usage error of an experiment (`paper`) that times `what` on one.
+pub(crate) fn require_gpu(paper: &str, what: &str) -> Result<sortlab_primitives::Gpu, CliError> {
+    open_gpu().map_err(|reason| {
+        CliError::Usage(format!(
+            "reproduce {paper} times {what} and needs a CUDA device ({reason})"
+        ))
+    })
+}
+
 /// Formats a time in milliseconds with 4 significant digits.
 pub(crate) fn fmt_ms(ms: f64) -> String {
     if ms >= 100.0 {
@@ -205,5 +215,45 @@ mod tests {
         };
         let e = run(&args).unwrap_err();
         assert!(e.to_string().contains("primitives"), "{e}");
+    }
+}
+
+/// What the experiments' tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Report;
+    use crate::args::ReproduceArgs;
+    use crate::engine::open_gpu;
+    use crate::error::CliError;
+
+    /// `paper`'s arguments up to 2^`max_log2` keys, one timed run a point, output in the
+    /// temporary folder.
+    pub(crate) fn args(paper: &str, max_log2: Option<u32>, seed: u64) -> ReproduceArgs {
+        ReproduceArgs {
+            paper: paper.into(),
+            out: std::env::temp_dir(),
+            reps: 1,
+            max_log2,
+            seed,
+        }
+    }
+
+    /// On a CUDA machine the experiment runs (its results checked) and reports rows and
+    /// tables; without one it is a usage error naming the missing device.
+    pub(crate) fn runs_on_a_gpu_or_names_the_missing_device(
+        run: fn(&ReproduceArgs) -> Result<Report, CliError>,
+        args: &ReproduceArgs,
+    ) {
+        match open_gpu() {
+            Ok(_) => {
+                let report = run(args).unwrap();
+                assert!(!report.rows.is_empty() && !report.tables.is_empty());
+            }
+            Err(_) => {
+                let e = run(args).unwrap_err();
+                assert!(matches!(e, CliError::Usage(_)), "{e}");
+                assert!(e.to_string().contains("needs a CUDA device"), "{e}");
+            }
+        }
     }
 }

@@ -12,14 +12,13 @@ use sortlab_primitives::reduce::{reduce_sum, ReduceVariant};
 use sortlab_primitives::scan::{scan, Direction, ScanKind, ScanOp, ScanVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu};
 
-use super::{fmt_ms, Report, Table};
+use super::{fmt_ms, require_gpu, Report, Table};
 use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_primitives::{gpu_err, time_gpu};
 use crate::cmd::note;
-use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
 
@@ -40,11 +39,7 @@ pub(super) struct Point {
 
 /// Runs the experiment on the first GPU.
 pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
-    let gpu = open_gpu().map_err(|reason| {
-        CliError::Usage(format!(
-            "reproduce primitives times GPU kernels and needs a CUDA device ({reason})"
-        ))
-    })?;
+    let gpu = require_gpu("primitives", "GPU kernels")?;
     let max = args.max_log2.unwrap_or(DEFAULT_MAX_LOG2).min(32);
     let reduce_sizes: Vec<u32> = (10..=max).step_by(2).collect();
     let mut scan_sizes: Vec<u32> = [5, 8, 10, 11].into_iter().filter(|&k| k <= max).collect();

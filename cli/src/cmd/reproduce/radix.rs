@@ -15,7 +15,7 @@ use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Order};
 
 use super::primitives::{describe, figure, point, table, Point};
-use super::{fmt_ms, Report};
+use super::{fmt_ms, require_gpu, Report};
 use crate::args::ReproduceArgs;
 use crate::backend::check::check_equal;
 use crate::backend::gen::generate;
@@ -24,7 +24,6 @@ use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::{time_gpu_restored, wrong};
 use crate::cmd::bench_primitives::{gpu_err, time_gpu};
 use crate::cmd::note;
-use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::plot::Scale;
 
@@ -55,11 +54,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
             "reproduce radix starts at 2^{MIN_LOG2} keys: --max-log2 must be at least {MIN_LOG2}"
         )));
     }
-    let gpu = open_gpu().map_err(|reason| {
-        CliError::Usage(format!(
-            "reproduce radix times GPU sorts and needs a CUDA device ({reason})"
-        ))
-    })?;
+    let gpu = require_gpu("radix", "GPU sorts")?;
     let date = today();
     let device = describe(&gpu);
     let mut pts = Vec::new();
@@ -264,16 +259,11 @@ pub(super) fn check_pairs(
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing;
     use super::*;
 
     fn args(max_log2: Option<u32>) -> ReproduceArgs {
-        ReproduceArgs {
-            paper: "radix".into(),
-            out: std::env::temp_dir(),
-            reps: 1,
-            max_log2,
-            seed: 1,
-        }
+        testing::args("radix", max_log2, 1)
     }
 
     #[test]
@@ -294,18 +284,7 @@ mod tests {
 
     #[test]
     fn runs_on_a_gpu_or_names_the_missing_device() {
-        match open_gpu() {
-            // On a CUDA machine: the smallest experiment runs, checked, and reports rows.
-            Ok(_) => {
-                let report = run(&args(Some(10))).unwrap();
-                assert!(!report.rows.is_empty() && !report.tables.is_empty());
-            }
-            Err(_) => {
-                let e = run(&args(Some(10))).unwrap_err();
-                assert!(matches!(e, CliError::Usage(_)), "{e}");
-                assert!(e.to_string().contains("needs a CUDA device"), "{e}");
-            }
-        }
+        testing::runs_on_a_gpu_or_names_the_missing_device(run, &args(Some(10)));
     }
 
     #[test]

@@ -545,13 +545,7 @@ mod tests {
     use super::*;
 
     fn args(max_log2: Option<u32>) -> ReproduceArgs {
-        ReproduceArgs {
-            paper: "roughsort".into(),
-            out: std::env::temp_dir(),
-            reps: 1,
-            max_log2,
-            seed: 7,
-        }
+        super::super::testing::args("roughsort", max_log2, 7)
     }
 
     #[test]
