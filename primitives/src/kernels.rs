@@ -43,6 +43,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/block_scan.cuh"),
     ),
     (
+        "sortlab/block/tile_status.cuh",
+        include_str!("../kernels/block/tile_status.cuh"),
+    ),
+    (
         "sortlab/block/block_load_store.cuh",
         include_str!("../kernels/block/block_load_store.cuh"),
     ),

@@ -21,6 +21,7 @@
 // (an in-place scan) is allowed: no pointer is __restrict__.
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/tile_status.cuh"
 #include "sortlab/warp/warp_reduce.cuh"
 
 #ifndef KEY_T
@@ -266,41 +267,17 @@ add_prefix_partials(Work* out, u64 n, const Work* prefix) {
 // predecessors at a time, combining AGGREGATEs until it meets an INCLUSIVE prefix, and publishes
 // its own INCLUSIVE prefix.
 //
-// Tile status: `status` holds one 64-bit word per tile after word 0 (whose low half is the tile
-// counter), all 0 (INVALID) at launch. A 4-byte Work is packed with its status into that word
-// (status << 32 | value) and published with one 64-bit store, which is single-copy atomic, so
-// no fence is needed. An 8-byte Work goes to `tile_values` (aggregates, then inclusive
-// prefixes: 2 * tiles values, in separate slots so a value is never rewritten), then a
-// __threadfence(), then the status word; the reader fences between reading the status and the
-// value.
+// Tile status: `status` holds the tile counter in word 0, then one status word per tile
+// (sortlab/block/tile_status.cuh), all 0 at launch; 8-byte Works go to `tile_values` (2 * tiles).
 #if WANT_VARIANT(4)
 #define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
-#define STATUS_INVALID 0u
-#define STATUS_AGGREGATE 1u
-#define STATUS_INCLUSIVE 2u
 static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && BLOCK_THREADS % 32 == 0,
               "the fast scan needs a block of 32 to 1024 threads, a multiple of 32");
 static_assert(ITEMS_PER_THREAD >= 1, "ITEMS_PER_THREAD must be positive");
 
-// Whether status and value share one 64-bit word.
-#define PACKED_STATUS (sizeof(Work) == 4)
-
-union WorkWord {
-    Work work;
-    u32 word;
-};
-
 // Publishes `value` as `kind` for `tile`.
 __device__ __forceinline__ void publish(u64* status, Work* tile_values, u32 tiles, u32 tile, u32 kind, Work value) {
-    if constexpr (PACKED_STATUS) {
-        WorkWord w;
-        w.work = value;
-        __stcg(status + 1 + tile, ((u64)kind << 32) | (u64)w.word);
-    } else {
-        sortlab::store_cg(tile_values + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + tile, value);
-        __threadfence();
-        *(volatile u64*)(status + 1 + tile) = (u64)kind;
-    }
+    sortlab::tile_publish(status + 1, tile_values, tiles, tile, kind, value);
 }
 
 // Called by all of warp 0 of the block holding `tile` >= 1: the op over every earlier tile.
@@ -310,23 +287,9 @@ __device__ __forceinline__ Work look_back(const u64* status, const Work* tile_va
     i64 window = (i64)tile - 1;  // the window is tiles window - 31 .. window, lane l on window - l
     while (true) {
         const i64 t = window - (i64)lane;
-        u64 word;
-        do {
-            word = t >= 0 ? *(const volatile u64*)(status + 1 + t) : ((u64)STATUS_INCLUSIVE << 32);
-        } while (__any_sync(SORTLAB_FULL_WARP, word == 0));
-        Work v = identity();
         u32 kind;
-        if constexpr (PACKED_STATUS) {
-            kind = (u32)(word >> 32);
-            WorkWord w;
-            w.word = (u32)word;
-            if (t >= 0) v = w.work;
-        } else {
-            kind = t >= 0 ? (u32)word : STATUS_INCLUSIVE;
-            __threadfence();
-            if (t >= 0) v = sortlab::load_cg(tile_values + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + t);
-        }
-        const u32 inclusive_lanes = __ballot_sync(SORTLAB_FULL_WARP, kind == STATUS_INCLUSIVE);
+        const Work v = sortlab::tile_status_read(status + 1, tile_values, tiles, t, identity(), kind);
+        const u32 inclusive_lanes = __ballot_sync(SORTLAB_FULL_WARP, kind == sortlab::TILE_INCLUSIVE);
         // The nearest tile with an inclusive prefix ends the look-back; older ones are not needed.
         const u32 stop = inclusive_lanes ? (u32)(__ffs(inclusive_lanes) - 1) : (u32)(WARP_THREADS - 1);
         const Work window_total = sortlab::warp_reduce<32>(lane <= stop ? v : identity(), Op());
@@ -380,13 +343,13 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
 
         Work tile_prefix = identity();
         if (tile == 0) {
-            if (tid == 0) publish(status, tile_values, tiles, 0, STATUS_INCLUSIVE, block_total);
+            if (tid == 0) publish(status, tile_values, tiles, 0, sortlab::TILE_INCLUSIVE, block_total);
         } else {
             if (tid < WARP_THREADS) {
-                if (tid == 0) publish(status, tile_values, tiles, tile, STATUS_AGGREGATE, block_total);
+                if (tid == 0) publish(status, tile_values, tiles, tile, sortlab::TILE_AGGREGATE, block_total);
                 const Work p = look_back(status, tile_values, tiles, tile);
                 if (tid == 0) {
-                    publish(status, tile_values, tiles, tile, STATUS_INCLUSIVE, Op()(p, block_total));
+                    publish(status, tile_values, tiles, tile, sortlab::TILE_INCLUSIVE, Op()(p, block_total));
                     tile_prefix_shared = p;
                 }
             }

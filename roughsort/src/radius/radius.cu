@@ -40,6 +40,7 @@
 #include "sortlab/warp/warp_reduce.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/tile_status.cuh"
 
 #ifndef KEY_T
 #define KEY_T unsigned int
@@ -231,10 +232,6 @@ chunk_extremes(const KEY_T* keys, u64 n, Bits flip, KEY_T* chunk_hi, KEY_T* chun
 #ifndef ONEPASS_MIN_BLOCKS
 #define ONEPASS_MIN_BLOCKS 1
 #endif
-#define STATUS_AGGREGATE 1ull
-#define STATUS_INCLUSIVE 2ull
-// Whether a rank and its tile status share one 64-bit word (published by one 64-bit store).
-#define PACKED_STATUS (sizeof(Bits) == 4)
 static_assert(ITEMS_PER_THREAD % (16 / sizeof(KEY_T)) == 0, "ITEMS_PER_THREAD: a multiple of the keys per 16 bytes");
 static_assert(TILE <= 0x40000000, "tile positions are ints");
 
@@ -265,16 +262,11 @@ __device__ __forceinline__ void load_blocked(const KEY_T* keys, u64 n, u64 start
 __device__ __forceinline__ Bits max_of(Bits a, Bits b) { return a < b ? b : a; }
 __device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
 
-// Publishes `value` as the `kind` of `tile`.
-__device__ __forceinline__ void publish_tile(u64* ws, u32 tiles, u32 tile, u64 kind, Bits value) {
+// Publishes `value` as the `kind` of `tile` (sortlab/block/tile_status.cuh; the status words
+// follow the counter word, 8-byte values follow the status words).
+__device__ __forceinline__ void publish_tile(u64* ws, u32 tiles, u32 tile, u32 kind, Bits value) {
     u64* status = ws + 1;
-    if constexpr (PACKED_STATUS) {
-        __stcg(status + tile, (kind << 32) | (u64)value);
-    } else {
-        sortlab::store_cg(status + tiles + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + tile, (u64)value);
-        __threadfence();
-        *(volatile u64*)(status + tile) = kind;
-    }
+    sortlab::tile_publish(status, reinterpret_cast<Bits*>(status + tiles), tiles, tile, kind, value);
 }
 
 // Called by all of warp 0 of the block holding `tile` >= 1: `before`, the largest rank of the
@@ -290,21 +282,10 @@ __device__ __forceinline__ void look_back2(const u64* ws, u32 tiles, u32 tile, B
     i64 window = (i64)tile - 1;  // lane l reads tile window - l
     while (!(done0 && done1)) {
         const i64 t = window - (i64)lane;
-        u64 word;
-        do {
-            word = t >= 0 ? *(const volatile u64*)(status + t) : (STATUS_INCLUSIVE << 32);
-        } while (__any_sync(SORTLAB_FULL_WARP, word == 0));
-        u64 kind;
-        Bits v = lowest_rank();
-        if constexpr (PACKED_STATUS) {
-            kind = word >> 32;
-            v = (Bits)word;
-        } else {
-            kind = t >= 0 ? word : STATUS_INCLUSIVE;
-            __threadfence();
-            if (t >= 0) v = (Bits)sortlab::load_cg(status + tiles + (kind == STATUS_AGGREGATE ? 0 : (u64)tiles) + t);
-        }
-        const u32 incl = __ballot_sync(SORTLAB_FULL_WARP, kind == STATUS_INCLUSIVE);
+        u32 kind;
+        const Bits v = sortlab::tile_status_read(status, reinterpret_cast<const Bits*>(status + tiles), tiles, t,
+                                                 lowest_rank(), kind);
+        const u32 incl = __ballot_sync(SORTLAB_FULL_WARP, kind == sortlab::TILE_INCLUSIVE);
         if (!done0) {
             const u32 stop = incl ? (u32)(__ffs(incl) - 1) : 31u;
             acc0 = max_of(acc0, sortlab::warp_reduce<32>(lane <= stop ? v : lowest_rank(), sortlab::Max()));
@@ -380,7 +361,7 @@ radius_onepass(const KEY_T* keys, u64 n, Bits flip, u64* result, u64* ws, u32 ti
         tile_max = max_of(tile_max, a);
         c0 = min_of(c0, b);
     }
-    if (tid == 0) publish_tile(ws, tiles, tile, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE, tile_max);
+    if (tid == 0) publish_tile(ws, tiles, tile, tile == 0 ? sortlab::TILE_INCLUSIVE : sortlab::TILE_AGGREGATE, tile_max);
 
     // While warp 0 looks back: the tile's own prefix maxima to shared memory, and two masks of
     // my strict suffix minima (RLt[i] = a[i] < RLt[i + 1]): `inverted`, those below a key before
@@ -411,7 +392,7 @@ radius_onepass(const KEY_T* keys, u64 n, Bits flip, u64* result, u64* ws, u32 ti
         Bits before2;
         look_back2(ws, tiles, tile, before, before2);
         if (lane == 0) {
-            publish_tile(ws, tiles, tile, STATUS_INCLUSIVE, max_of(before, tile_max));
+            publish_tile(ws, tiles, tile, sortlab::TILE_INCLUSIVE, max_of(before, tile_max));
             s_before = before;
             s_before2 = before2;
         }
