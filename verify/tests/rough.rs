@@ -368,6 +368,8 @@ mod gpu {
             (0, RoughPath::AlreadySorted),
             (1, RoughPath::Window),
             (16, RoughPath::Window),
+            (100, RoughPath::Window),
+            (256, RoughPath::Window),
             (512, RoughPath::Window),
             (1024, RoughPath::Window),
             (1025, RoughPath::MergePasses),

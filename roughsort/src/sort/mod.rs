@@ -19,7 +19,9 @@
 //! `[s, s + T)` are exactly the sorted window's elements at the same offsets. The window is
 //! itself `k`-sorted, so Altman-Chlebus sorts it in registers and shared memory: a stable
 //! sort of each thread's 16 keys (a bitonic network), merge levels up to runs of `2m`, one merge
-//! level from offset `m` (2 levels for `k = 16`, 6 for `k = 256`).
+//! level from offset `m` (2 levels for `k = 16`, 6 for `k = 256`). Keys alone merge up to runs
+//! of a warp's 512 keys with bitonic merge steps in the warp's registers (shuffles, no barrier),
+//! and the offset level too where `2m <= 512`; key-value pairs keep the stable merge levels.
 //!
 //! **Merge passes**: every window of 8192 (4096) keys is sorted into runs of `2m` in place,
 //! then merge-path merges in global memory (a partition kernel, then one block per tile of a

@@ -12,8 +12,11 @@
 //                      [s - k - 1, s + T + k): in a k-sorted input every key is at most k places
 //                      from its sorted place, so those are exactly the window's sorted elements
 //                      at the same offsets. The window is k-sorted too, so Altman-Chlebus sorts it
-//                      in shared memory: a stable sort of each thread's items, merge levels up to
-//                      runs of 2m, one merge level of runs m from offset m. With `check`, the
+//                      in registers and shared memory: a stable sort of each thread's items,
+//                      merges up to runs of 2m (keys alone: bitonic merge steps in each warp's
+//                      registers up to runs of a warp's items, then merge levels in shared
+//                      memory), one merge level of runs m from offset m (keys alone, 2m at most a
+//                      warp's items: in the warps too). With `check`, the
 //                      block first checks that its window is k-sorted (a prefix maximum against
 //                      the key k + 1 places on); the windows overlap so that every pair of
 //                      positions k + 1 to 2k + 1 apart lies in one window, and a sequence with
@@ -48,6 +51,7 @@
 // its ordered bits xor flip, and kernels compare ranks only. Array indices are 64-bit.
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/warp/operators.cuh"
+#include "sortlab/warp/shuffle.cuh"
 #include "sortlab/block/block_scan.cuh"
 
 #ifndef KEY_T
@@ -192,6 +196,87 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
     }
 }
 
+// ---- Warp bitonic merging, keys alone (blocked: lane l holds warp positions [16 l, 16 l + 16)
+// in registers). A merge step of size S (32 <= S <= WARP_RUN) turns every pair of ascending runs
+// of S / 2 (aligned to S) into one ascending run of S: a mirrored compare-exchange (position i
+// against i ^ (S - 1)), then half-cleaners of strides S / 4 down to 1. Strides of a thread's
+// items or more cross lanes (shuffles), smaller ones stay in registers; no shared memory, no
+// barrier. Not stable, so key-value sorts keep the merge levels (equal keys alone are
+// bit-identical). Measured (H100, 2^28 u32 k-sorted, rough_sort with its radius, same run): with
+// these steps up to runs of 512 and the offset level in the warps, k = 16 1.78 ms (merge levels:
+// 1.99), k = 256 3.34 (3.63), k = 4096 5.12 (5.62); key-value pairs by the same network (keys
+// compared with their window index, two shuffles each) ran up to 1.8x slower than the merge
+// levels (77 registers: one window per SM).
+#define WARP_RUN (32 * ITEMS_PER_THREAD)
+#if !HAS_VALUES
+
+// Cross-lane compare-exchange: item k against item k (Mirror: ITEMS_PER_THREAD - 1 - k) of lane
+// lane ^ lane_mask; the lane with the lower positions keeps the smaller. The larger is kept by
+// taking the smaller of the complements, not by a branch: a branch on the lane would be hoisted
+// out of the unrolled items and split the warp around its shuffles.
+template <bool Mirror>
+__device__ __forceinline__ void lane_stage(Bits (&key)[ITEMS_PER_THREAD], u32 lane_mask) {
+    const u32 top = Mirror ? (lane_mask + 1) >> 1 : lane_mask;  // the lane bit that tells the pair apart
+    const Bits flip = (sortlab::lane_id() & top) ? ~(Bits)0 : (Bits)0;
+#pragma unroll
+    for (int k = 0; k < (Mirror ? ITEMS_PER_THREAD / 2 : ITEMS_PER_THREAD); ++k) {
+        const int j = Mirror ? ITEMS_PER_THREAD - 1 - k : k;
+        const Bits pk = sortlab::shfl_xor(key[j], (int)lane_mask) ^ flip;  // partner of item k
+        if (Mirror) {
+            const Bits pj = sortlab::shfl_xor(key[k], (int)lane_mask) ^ flip;  // partner of item j
+            const Bits a = key[j] ^ flip;
+            key[j] = (pj < a ? pj : a) ^ flip;
+        }
+        const Bits a = key[k] ^ flip;
+        key[k] = (pk < a ? pk : a) ^ flip;
+    }
+}
+
+// One merge step of size S (see above); every lane of the warp calls.
+__device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S) {
+    lane_stage<true>(key, S / ITEMS_PER_THREAD - 1);
+    for (u32 stride = S / 4; stride >= ITEMS_PER_THREAD; stride >>= 1) lane_stage<false>(key, stride / ITEMS_PER_THREAD);
+#pragma unroll
+    for (int stride = ITEMS_PER_THREAD / 2; stride > 0; stride >>= 1) {
+#pragma unroll
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+            if ((i & stride) == 0) {
+                const Bits a = key[i];
+                const Bits b = key[i + stride];
+                key[i] = b < a ? b : a;
+                key[i + stride] = b < a ? a : b;
+            }
+        }
+    }
+}
+
+// The offset level of runs of m (2 m <= WARP_RUN) in the warps: the window goes to shared memory
+// blocked, each warp takes back the WARP_RUN positions from its own first plus m (positions past
+// the window as the highest rank), merges the pairs of runs of m there (a merge step of 2 m), and
+// writes them back; positions [0, m) keep their place. Ends with the window in shared memory.
+// A thread's positions p0 .. p0 + 15 (p0 a multiple of 16) share one padding slot count, so
+// they sit at pad(p0) + k, and lie in the window all or none.
+__device__ __forceinline__ void offset_level_in_warps(Bits (&key)[ITEMS_PER_THREAD], u32 m, Bits* sk) {
+    static_assert(ITEMS_PER_THREAD <= 32 && WINDOW % ITEMS_PER_THREAD == 0, "a thread's items in one padded row");
+    const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
+    Bits* mine = sk + pad(x0);
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) mine[k] = key[k];
+    __syncthreads();
+    const u32 p0 = x0 + m;
+    const bool inside = p0 < (u32)WINDOW;
+    Bits* shifted = sk + pad(p0);
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) key[k] = inside ? shifted[k] : highest_rank();
+    __syncthreads();
+    warp_merge_step(key, 2 * m);
+    if (inside) {
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) shifted[k] = key[k];
+    }
+}
+#endif
+
 // One merge level of the window in registers (blocked): pairs of runs of R keys from window
 // offset o (R >= ITEMS_PER_THREAD and o a multiple of ITEMS_PER_THREAD); threads whose items
 // lie before o keep them. `index` follows its key (source window index). Every thread calls.
@@ -291,18 +376,34 @@ sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value*
         __syncthreads();
     }
 
+    // Runs of `run` keys: of a thread's items in registers, up to a warp's with warp merge steps
+    // (keys alone), beyond in shared memory.
+    const u32 run = 2 * run_half < (u32)WINDOW ? 2 * run_half : (u32)WINDOW;
     register_sort(key, index);
-    for (u32 r = ITEMS_PER_THREAD; r <= run_half && r < (u32)WINDOW; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
-    if (offset_pass) merge_level(key, index, run_half, run_half, sk, sidx);
-
-    // Registers -> shared (blocked) -> global (striped, coalesced).
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        sk[pad(x0 + k)] = key[k];
-#if HAS_VALUES
-        sidx[pad(x0 + k)] = index[k];
+    u32 r = ITEMS_PER_THREAD;
+#if !HAS_VALUES
+    for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r);
 #endif
+    for (; r < run; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
+    bool staged = false;
+#if !HAS_VALUES
+    if (offset_pass && 2 * run_half <= (u32)WARP_RUN) {
+        offset_level_in_warps(key, run_half, sk);
+        staged = true;
     }
+#endif
+    if (!staged) {
+        if (offset_pass) merge_level(key, index, run_half, run_half, sk, sidx);
+        // Registers -> shared (blocked).
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            sk[pad(x0 + k)] = key[k];
+#if HAS_VALUES
+            sidx[pad(x0 + k)] = index[k];
+#endif
+        }
+    }
+    // Shared -> global (striped, coalesced).
     __syncthreads();
     for (u32 e = out_lo + tid; e < out_hi; e += BLOCK_THREADS) out_keys[ws + e] = key_of(sk[pad(e)], flip);
 #if HAS_VALUES
