@@ -9,8 +9,8 @@ use crate::runtime::{Defines, Gpu, Policy};
 pub struct ScanPolicy {
     /// Threads per block.
     pub block_threads: u32,
-    /// [`ScanVariant::Fast`]: keys per thread, in registers (odd: no bank conflicts in the
-    /// shared-memory transposition).
+    /// [`ScanVariant::Fast`]: keys per thread, scanned in place in shared memory (odd: no bank
+    /// conflicts when each thread reads its consecutive keys).
     pub items_per_thread: u32,
     /// [`ScanVariant::Fast`]: resident blocks per multiprocessor the kernel's registers are
     /// capped for (`__launch_bounds__`; 0 leaves the compiler free).
@@ -19,17 +19,20 @@ pub struct ScanPolicy {
 
 /// Hierarchical: 512 threads, tiles of 1024 keys; three levels reach 2^30 keys.
 const HIERARCHICAL_BLOCK_THREADS: u32 = 512;
-/// Fast: 4-byte keys 128 threads × 55 keys (tiles of 7040, 27.5 KiB of shared memory), 8-byte
+/// Fast: 4-byte keys 256 threads × 31 keys (tiles of 7936, 31 KiB of shared memory), 8-byte
 /// keys 256 × 23 (tiles of 5888, 46 KiB). Throughput grows with the tile, since each block scans
 /// one tile and waits on its look-back. Measured on an H100 (2026-11-24, `examples/scan_tune.rs`,
-/// exclusive sum, whole call, median of 15; a device-to-device copy of the same bytes 0.719 ms):
-/// u32 at 2^28 128×31 0.945 ms, 128×39 0.933, 128×47 0.926, **128×55 0.900**, 128×63 0.910,
-/// 256×23 0.978, 256×31 0.962, 256×39 0.907, 64×63 0.951; u64 at 2^27 256×15 1.120 ms, 128×23
-/// 1.112, 128×31 1.100, 256×19 1.019, **256×23 0.998**, 64×47 1.081. Earlier, on an H200 at
-/// 2^30 bytes: u32 256×15 2.38 TB/s, 256×23 2.68, 128×31 2.78. A backoff sleep in the look-back
-/// spin made no difference.
-const FAST_BLOCK_THREADS_4B: u32 = 128;
-const FAST_ITEMS_4B: u32 = 55;
+/// exclusive sum, whole call, median of 15; a device-to-device copy of the same bytes 0.713 ms),
+/// with whole tiles moved by bulk copies (the kernel's FAST_BULK) and 32 registers a thread: u32
+/// at 2^28 128×47 0.876 ms, 128×55 0.867, 128×63 0.867, 192×39 0.845, 256×23 0.869, 256×27
+/// 0.844, **256×31 0.843**, 256×35 0.917, 256×39 0.850, 256×47 0.859, 384×23 0.873, 512×19
+/// 0.900; u64 at 2^27 256×15 1.019, 256×19 0.982, 128×31 1.011, 128×39 0.964, 512×11 0.976,
+/// **256×23 0.953**. Before the bulk copies (each thread's keys held in 80 registers across the
+/// look-back) the best u32 tile was 128×55 at 0.900 ms. Earlier, on an H200 at 2^30 bytes: u32
+/// 256×15 2.38 TB/s, 256×23 2.68, 128×31 2.78. A backoff sleep in the look-back spin made no
+/// difference.
+const FAST_BLOCK_THREADS_4B: u32 = 256;
+const FAST_ITEMS_4B: u32 = 31;
 const FAST_BLOCK_THREADS_8B: u32 = 256;
 const FAST_ITEMS_8B: u32 = 23;
 /// Fast: no register cap (shared memory and registers limit the residency).

@@ -262,10 +262,14 @@ add_prefix_partials(Work* out, u64 n, const Work* prefix) {
 //
 // Tiles of BLOCK_THREADS * ITEMS_PER_THREAD keys are handed out in order by an atomic counter
 // (never by blockIdx, so a tile only ever waits for tiles that running blocks hold). A block
-// loads its tile (coalesced, through shared memory), scans it in registers and with warp
-// shuffles, and publishes its total as AGGREGATE; warp 0 then looks back over up to 32
-// predecessors at a time, combining AGGREGATEs until it meets an INCLUSIVE prefix, and publishes
-// its own INCLUSIVE prefix.
+// copies its tile into shared memory without registers (sm_90: one bulk copy of a whole forward
+// tile; else cp.async per key, or checked loads for the last tile), sums each thread's
+// consecutive keys there, scans the sums with warp shuffles, and publishes its total as
+// AGGREGATE; warp 0 then looks back over up to 32 predecessors at a time, combining AGGREGATEs
+// until it meets an INCLUSIVE prefix, and publishes its own INCLUSIVE prefix. Each thread then
+// scans its keys in place from its prefix, and the tile goes out (a bulk copy, or striped).
+// Holding no keys in registers, a thread needs about 32 of them, so shared memory alone limits
+// the blocks per SM (seven tiles of 31 KiB, every key of them in flight at once).
 //
 // Tile status: `status` holds the tile counter in word 0, then one status word per tile
 // (sortlab/block/tile_status.cuh), all 0 at launch; 8-byte Works go to `tile_values` (2 * tiles).
@@ -299,6 +303,86 @@ __device__ __forceinline__ Work look_back(const u64* status, const Work* tile_va
     }
 }
 
+// The tile is loaded as raw keys and read as Works in place (the same size).
+static_assert(sizeof(Work) == sizeof(KEY_T), "a Work takes a key's place in the tile");
+
+// A whole tile's elements, thread tid's striped share: src[k * Step] (Step = +-BLOCK_THREADS,
+// forward or in reverse: immediate offsets) into raw[k * BLOCK_THREADS + tid] by asynchronous
+// copies (cp.async, sm_80+): global to shared memory without registers, so every load of the
+// tile is in flight at once whatever the registers allow; then waits for them.
+template <int Step>
+__device__ __forceinline__ void load_whole(const KEY_T* src, KEY_T* raw, u32 tid) {
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const u32 dst = (u32)__cvta_generic_to_shared(raw + k * BLOCK_THREADS + tid);
+        if constexpr (sizeof(KEY_T) == 4) {
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src + k * Step) : "memory");
+        } else {
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src + k * Step) : "memory");
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+template <int Step>
+__device__ __forceinline__ void store_whole(KEY_T* dst, const KEY_T* raw, u32 tid) {
+#pragma unroll 8
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) dst[k * Step] = raw[k * BLOCK_THREADS + tid];
+}
+
+// Whole forward tiles of a 16-byte aligned input are loaded with one bulk copy (the tensor
+// memory accelerator, cp.async.bulk, sm_90+) issued by one thread and awaited on a shared-memory
+// barrier; 0 turns it off (every whole tile by cp.async, as on sm_80).
+#ifndef FAST_BULK
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FAST_BULK 1
+#else
+#define FAST_BULK 0
+#endif
+#endif
+
+#if FAST_BULK
+// Thread 0: the bulk copy of `bytes` (a multiple of 16) from `src` to `dst` (16-byte aligned),
+// after the generic shared-memory writes before it (a barrier, then this fence). The next bulk
+// write into the same buffer (bulk or not) first waits until this copy has read it.
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, u32 bytes) {
+    const u32 s = (u32)__cvta_generic_to_shared(src);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Thread 0: waits until every bulk store has read its shared memory.
+__device__ __forceinline__ void bulk_store_reads_done() {
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Thread 0, before the block exits: waits until every bulk store is complete.
+__device__ __forceinline__ void bulk_store_drain() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+
+// Thread 0: the bulk copy of `bytes` (a multiple of 16) from `src` (16-byte aligned) into `dst`,
+// completing on `bar`. Shared-memory writes of generic code before it must be ordered before it
+// (a barrier, then this fence).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, u32 bytes, u64* bar) {
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    const u32 b = (u32)__cvta_generic_to_shared(bar);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(d),
+                 "l"(src), "r"(bytes), "r"(b)
+                 : "memory");
+}
+// Every thread: waits until the barrier's phase `parity` completes.
+__device__ __forceinline__ void bulk_wait(u64* bar, u32 parity) {
+    const u32 b = (u32)__cvta_generic_to_shared(bar);
+    u32 done;
+    do {
+        asm volatile(
+            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(b), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+#endif
+
 // Resident blocks per SM the fast kernel's registers are capped for (__launch_bounds__; 0: no
 // cap).
 #ifndef FAST_MIN_BLOCKS
@@ -309,34 +393,72 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, FAST_MIN_BLOCKS)
 scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* status, Work* tile_values,
           u32 tiles) {
     typedef sortlab::BlockScan<Work, BLOCK_THREADS> BlockScanT;
-    __shared__ Work tile_data[TILE_ITEMS];
+    __shared__ __align__(128) Work tile_data[TILE_ITEMS];
     __shared__ typename BlockScanT::TempStorage scan_tmp;
     __shared__ u32 tile_id;
     __shared__ Work tile_prefix_shared;
 
     u32* counter = reinterpret_cast<u32*>(status);
     const u32 tid = threadIdx.x;
+#if FAST_BULK
+    __shared__ u64 bulk_bar;
+    u32 bulk_parity = 0;
+    const bool bulk_ok = !reverse && ((u64)in & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
+    const bool bulk_out = !reverse && ((u64)out & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
+    if (tid == 0) {
+        const u32 b = (u32)__cvta_generic_to_shared(&bulk_bar);
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(b) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+#endif
 
     while (true) {
-        if (tid == 0) tile_id = atomicAdd(counter, 1u);
+        if (tid == 0) {
+            const u32 t = atomicAdd(counter, 1u);
+#if FAST_BULK
+            bulk_store_reads_done();  // the previous tile's bulk store has read the buffer
+#endif
+            tile_id = t;
+        }
         __syncthreads();
         const u32 tile = tile_id;
         if (tile >= tiles) break;
         const u64 start = (u64)tile * TILE_ITEMS;
 
         // Load striped (coalesced), read back blocked: thread tid holds items tid * ITEMS ...
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            const u64 j = start + (u64)k * BLOCK_THREADS + tid;
-            tile_data[k * BLOCK_THREADS + tid] = j < n ? to_work(in[phys(j, n, reverse)]) : identity();
+        // A whole tile (every tile but the last) needs no bounds checks: its elements are one
+        // pointer and a fixed stride apart, forward or in reverse.
+        const bool whole = start + TILE_ITEMS <= n;
+        const u64 first = whole ? phys(start + tid, n, reverse) : 0;
+        KEY_T* raw = reinterpret_cast<KEY_T*>(tile_data);
+#if FAST_BULK
+        if (whole && bulk_ok) {
+            if (tid == 0) bulk_load(raw, in + start, TILE_ITEMS * sizeof(KEY_T), &bulk_bar);
+            bulk_wait(&bulk_bar, bulk_parity);
+            bulk_parity ^= 1;
+        } else
+#endif
+        if (whole && !reverse) {
+            load_whole<BLOCK_THREADS>(in + first, raw, tid);
+        } else if (whole) {
+            load_whole<-BLOCK_THREADS>(in + first, raw, tid);
+        } else {
+            // The last tile: checked loads, a few at a time (their registers would cap the blocks).
+#pragma unroll 4
+            for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+                const u64 j = start + (u64)k * BLOCK_THREADS + tid;
+                raw[k * BLOCK_THREADS + tid] = j < n ? in[phys(j, n, reverse)] : from_work(identity());
+            }
         }
         __syncthreads();
-        Work x[ITEMS_PER_THREAD];
+        // The thread's items stay in shared memory (read twice, not held in registers across the
+        // look-back): few registers, so as many blocks per SM as the tiles' shared memory allows,
+        // and more loads in flight.
+        const KEY_T* raw_mine = raw + tid * ITEMS_PER_THREAD;
+        Work thread_total = to_work(raw_mine[0]);
 #pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) x[k] = tile_data[tid * ITEMS_PER_THREAD + k];
-        Work thread_total = x[0];
-#pragma unroll
-        for (int k = 1; k < ITEMS_PER_THREAD; ++k) thread_total = Op()(thread_total, x[k]);
+        for (int k = 1; k < ITEMS_PER_THREAD; ++k) thread_total = Op()(thread_total, to_work(raw_mine[k]));
 
         Work block_total;
         const Work thread_prefix = BlockScanT::exclusive_scan(thread_total, identity(), Op(), block_total, scan_tmp);
@@ -357,27 +479,44 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
             tile_prefix = tile_prefix_shared;
         }
 
-        // Scan the thread's items from its prefix, back into shared memory (blocked) ...
+        // Scan the thread's items from its prefix, in place in shared memory (blocked; only this
+        // thread touches them) ...
         Work running = Op()(tile_prefix, thread_prefix);
-        __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            const Work v = to_work(raw_mine[k]);
             if (exclusive) {
-                tile_data[tid * ITEMS_PER_THREAD + k] = running;
-                running = Op()(running, x[k]);
+                raw[tid * ITEMS_PER_THREAD + k] = from_work(running);
+                running = Op()(running, v);
             } else {
-                running = Op()(running, x[k]);
-                tile_data[tid * ITEMS_PER_THREAD + k] = running;
+                running = Op()(running, v);
+                raw[tid * ITEMS_PER_THREAD + k] = from_work(running);
+            }
+        }
+        // An exclusive scan's logical element 0 (tile 0, thread 0's first) has the empty prefix.
+        if (exclusive && tile == 0 && tid == 0) raw[0] = empty_prefix();
+        __syncthreads();
+        // ... and store the keys: one bulk copy, or striped (coalesced).
+#if FAST_BULK
+        if (whole && bulk_out) {
+            if (tid == 0) bulk_store(out + start, raw, TILE_ITEMS * sizeof(KEY_T));
+        } else
+#endif
+        if (whole && !reverse) {
+            store_whole<BLOCK_THREADS>(out + first, raw, tid);
+        } else if (whole) {
+            store_whole<-BLOCK_THREADS>(out + first, raw, tid);
+        } else {
+#pragma unroll 4
+            for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+                const u64 j = start + (u64)k * BLOCK_THREADS + tid;
+                if (j < n) out[phys(j, n, reverse)] = raw[k * BLOCK_THREADS + tid];
             }
         }
         __syncthreads();
-        // ... and store striped (coalesced).
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            const u64 j = start + (u64)k * BLOCK_THREADS + tid;
-            if (j < n) store<true>(out, phys(j, n, reverse), tile_data[k * BLOCK_THREADS + tid], j, exclusive);
-        }
-        __syncthreads();
     }
+#if FAST_BULK
+    if (tid == 0) bulk_store_drain();
+#endif
 }
 #endif
