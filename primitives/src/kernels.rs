@@ -70,4 +70,8 @@ pub const HEADERS: &[(&str, &str)] = &[
         "sortlab/block/block_merge_sort.cuh",
         include_str!("../kernels/block/block_merge_sort.cuh"),
     ),
+    (
+        "sortlab/block/bulk_copy.cuh",
+        include_str!("../kernels/block/bulk_copy.cuh"),
+    ),
 ];

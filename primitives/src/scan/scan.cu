@@ -22,6 +22,7 @@
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_scan.cuh"
 #include "sortlab/block/tile_status.cuh"
+#include "sortlab/block/bulk_copy.cuh"
 #include "sortlab/warp/warp_reduce.cuh"
 
 #ifndef KEY_T
@@ -329,59 +330,9 @@ __device__ __forceinline__ void store_whole(KEY_T* dst, const KEY_T* raw, u32 ti
     for (int k = 0; k < ITEMS_PER_THREAD; ++k) dst[k * Step] = raw[k * BLOCK_THREADS + tid];
 }
 
-// Whole forward tiles of a 16-byte aligned input are loaded with one bulk copy (the tensor
-// memory accelerator, cp.async.bulk, sm_90+) issued by one thread and awaited on a shared-memory
-// barrier; 0 turns it off (every whole tile by cp.async, as on sm_80).
-#ifndef FAST_BULK
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define FAST_BULK 1
-#else
-#define FAST_BULK 0
-#endif
-#endif
-
-#if FAST_BULK
-// Thread 0: the bulk copy of `bytes` (a multiple of 16) from `src` to `dst` (16-byte aligned),
-// after the generic shared-memory writes before it (a barrier, then this fence). The next bulk
-// write into the same buffer (bulk or not) first waits until this copy has read it.
-__device__ __forceinline__ void bulk_store(void* dst, const void* src, u32 bytes) {
-    const u32 s = (u32)__cvta_generic_to_shared(src);
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst), "r"(s), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-// Thread 0: waits until every bulk store has read its shared memory.
-__device__ __forceinline__ void bulk_store_reads_done() {
-    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-}
-// Thread 0, before the block exits: waits until every bulk store is complete.
-__device__ __forceinline__ void bulk_store_drain() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
-
-// Thread 0: the bulk copy of `bytes` (a multiple of 16) from `src` (16-byte aligned) into `dst`,
-// completing on `bar`. Shared-memory writes of generic code before it must be ordered before it
-// (a barrier, then this fence).
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, u32 bytes, u64* bar) {
-    const u32 d = (u32)__cvta_generic_to_shared(dst);
-    const u32 b = (u32)__cvta_generic_to_shared(bar);
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(d),
-                 "l"(src), "r"(bytes), "r"(b)
-                 : "memory");
-}
-// Every thread: waits until the barrier's phase `parity` completes.
-__device__ __forceinline__ void bulk_wait(u64* bar, u32 parity) {
-    const u32 b = (u32)__cvta_generic_to_shared(bar);
-    u32 done;
-    do {
-        asm volatile(
-            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(b), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-#endif
+// Whole forward tiles of 16-byte aligned arrays move with one bulk copy each way where the
+// hardware has them (sortlab/block/bulk_copy.cuh: sm_90+); elsewhere by cp.async and stores.
+#define FAST_BULK SORTLAB_BULK_COPY
 
 // Resident blocks per SM the fast kernel's registers are capped for (__launch_bounds__; 0: no
 // cap).
@@ -405,11 +356,7 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
     u32 bulk_parity = 0;
     const bool bulk_ok = !reverse && ((u64)in & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
     const bool bulk_out = !reverse && ((u64)out & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
-    if (tid == 0) {
-        const u32 b = (u32)__cvta_generic_to_shared(&bulk_bar);
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(b) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
+    if (tid == 0) sortlab::bulk_barrier_init(&bulk_bar);
     __syncthreads();
 #endif
 
@@ -417,7 +364,7 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         if (tid == 0) {
             const u32 t = atomicAdd(counter, 1u);
 #if FAST_BULK
-            bulk_store_reads_done();  // the previous tile's bulk store has read the buffer
+            sortlab::bulk_store_reads_done();  // the previous tile's bulk store has read the buffer
 #endif
             tile_id = t;
         }
@@ -434,8 +381,8 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         KEY_T* raw = reinterpret_cast<KEY_T*>(tile_data);
 #if FAST_BULK
         if (whole && bulk_ok) {
-            if (tid == 0) bulk_load(raw, in + start, TILE_ITEMS * sizeof(KEY_T), &bulk_bar);
-            bulk_wait(&bulk_bar, bulk_parity);
+            if (tid == 0) sortlab::bulk_load(raw, in + start, TILE_ITEMS * sizeof(KEY_T), &bulk_bar);
+            sortlab::bulk_wait(&bulk_bar, bulk_parity);
             bulk_parity ^= 1;
         } else
 #endif
@@ -499,7 +446,7 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         // ... and store the keys: one bulk copy, or striped (coalesced).
 #if FAST_BULK
         if (whole && bulk_out) {
-            if (tid == 0) bulk_store(out + start, raw, TILE_ITEMS * sizeof(KEY_T));
+            if (tid == 0) sortlab::bulk_store(out + start, raw, TILE_ITEMS * sizeof(KEY_T));
         } else
 #endif
         if (whole && !reverse) {
@@ -516,7 +463,7 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         __syncthreads();
     }
 #if FAST_BULK
-    if (tid == 0) bulk_store_drain();
+    if (tid == 0) sortlab::bulk_store_drain();
 #endif
 }
 #endif
