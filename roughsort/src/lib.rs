@@ -26,18 +26,21 @@
 //!
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
-//! `k-sorted:K`), GPU time with CUDA events, median of 7 (the ignored test `gpu_rough_timings`
-//! in `verify/tests/rough.rs`, 2026-11-24); CUB `DeviceRadixSort::SortKeys` on the same device
-//! (`scripts/bench-gpu roughsort`, same day): 6.40 ms. A device-to-device copy of the keys took
-//! 0.72 ms, so one read of them is about 0.33 ms.
+//! `k-sorted:K`), GPU time with CUDA events (2026-11-24); CUB `DeviceRadixSort::SortKeys` on the
+//! same input in the same run: 6.40 ms. A device-to-device copy of the keys took 0.72 ms, so one
+//! read of them is about 0.36 ms. The ignored test `gpu_rough_timings` in `verify/tests/rough.rs`
+//! prints the same figures and the sort alone with `k` given.
 //!
-//! | k | [`radius`](radius()) | sort, `k` given and checked | [`rough_sort`] (radius + sort) | path | vs CUB |
-//! |---|---|---|---|---|---|
-//! | 16 | 0.95 ms | 1.32 ms | 1.99 ms | window | 3.2x |
-//! | 256 | 0.94 ms | 2.97 ms | 3.64 ms | window | 1.76x |
-//! | 1024 | 0.91 ms | 4.56 ms | 5.12 ms | window | 1.25x |
-//! | 1025 | 0.92 ms | 6.26 ms | 5.28 ms | merge passes | 1.21x |
-//! | 4096 | 0.89 ms | 6.77 ms | 5.64 ms | merge passes | 1.13x |
+//! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | vs CUB |
+//! |---|---|---|---|---|
+//! | 16 | 0.95 ms | 1.82 ms | window | 3.51x |
+//! | 256 | 0.95 ms | 3.37 ms | window | 1.90x |
+//! | 4096 | 0.88 ms | 5.13 ms | merge passes | 1.25x |
+//!
+//! (`scripts/bench-gpu roughsort`, median of 7, CUB in the same run; key-value pairs against
+//! `SortPairs`: 2.51x, 1.56x, 1.03x.) Before the keys' warp merge steps (`sort.cu`) the three
+//! rows read 1.99, 3.64 and 5.64 ms; then k = 1024 (the window path's largest) took 5.12 ms and
+//! k = 1025 (merge passes) 5.28 ms.
 //!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential

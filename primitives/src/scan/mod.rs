@@ -41,11 +41,11 @@
 //! tuning) 1.53 ms, forward and reverse alike. `sortlab bench primitives` reports these beside
 //! CUB's DeviceScan.
 //!
-//! NVIDIA H100 80GB HBM3 (2026-11-24), with the larger tiles of [`ScanPolicy`], u32 keys, whole
-//! call with caller scratch against CUB 13's `DeviceScan` in the same run (`scripts/bench-gpu
-//! primitives`, median of 10), sortlab/CUB: exclusive sum 1.17 / 0.99 / 0.99 and inclusive sum
-//! 1.20 / 0.98 / 0.97 at 2^20 / 2^24 / 2^28 keys (2^28: 0.90 ms, 2.39 TB/s read + written; a
-//! copy of the same bytes 0.72 ms).
+//! NVIDIA H100 80GB HBM3 (2026-11-24), tiles of [`ScanPolicy`] moved by bulk copies, u32 keys,
+//! whole call with caller scratch against CUB 13's `DeviceScan` in the same run
+//! (`scripts/bench-gpu primitives`, median of 10), sortlab/CUB: exclusive sum 1.067 / 1.041 and
+//! inclusive sum 1.032 / 1.030 at 2^24 / 2^28 keys (2^28: 0.857 ms, 2.50 TB/s read + written,
+//! 0.84 of a copy of the same bytes; before the bulk copies 0.90 ms, 0.97 to 0.99 of CUB).
 //!
 //! # Example
 //! ```no_run
