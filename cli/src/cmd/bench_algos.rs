@@ -3,8 +3,9 @@
 //! the same run as the bound, and the CPU twin beside them up to [`CPU_MAX_LEN`] keys.
 //!
 //! Timing: a warm-up call (which compiles the modules), then `--reps` calls timed with CUDA
-//! events, the input restored from a pristine device copy before each one, outside the timed
-//! region; the median is reported. The last output is checked (sorted, or interval order for
+//! events over buffers rotated so that no call finds its data in L2 ([`super::bench_slots`]),
+//! an in-place sort's input restored from a pristine device copy outside the timed region; the
+//! median is reported. The last output is checked (sorted, or interval order for
 //! the approximate sort) so a wrong result is never reported as a speed.
 //!
 //! Rows: `op` is `sort_keys` / `sort_pairs` for full sorts (so `scripts/bench-gpu` compares
@@ -20,6 +21,7 @@ use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType, Order, SortKey, S
 
 use super::bench::{median, today, BenchRow};
 use super::bench_primitives::gpu_err;
+use super::bench_slots::{buffers, copies, slot_count, time_gpu_slots};
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
 use crate::backend::check;
@@ -131,9 +133,17 @@ fn one<K: CliKey>(
     if let Some(gpu) = &ctx.gpu {
         let what = format!("benchmarking {suite:?} on {n} {}", K::NAME);
         let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
-        let mut d_copy = DeviceBuffer::<K>::alloc(gpu, input.len()).map_err(gpu_err(&what))?;
-        let t = time_gpu(gpu, ctx.reps, &what, || d_copy.copy_from_device(&d_in))?;
-        drop(d_copy);
+        let bytes = input.len() * K::SIZE;
+        let k = slot_count(gpu, 2 * bytes);
+        let ins = copies(gpu, &d_in, k, &what)?;
+        let mut outs = buffers::<K>(gpu, input.len(), k, &what)?;
+        let (t, _) = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
+            if restore {
+                return Ok(());
+            }
+            outs[s].copy_from_device(&ins[s])
+        })?;
+        drop((ins, outs));
         out.copy_gbps = Some(gbps(2 * n * K::SIZE as u64, t));
         if K::SIZE == 4 {
             gpu_suite::<K, u32>(gpu, suite, &input, &d_in, &mut out, &what)?;
@@ -213,23 +223,9 @@ fn gbps(bytes: u64, ms: f64) -> f64 {
     bytes as f64 / (ms / 1e3).max(f64::MIN_POSITIVE) / 1e9
 }
 
-/// Median of `reps` event-timed calls of `f` after one warm-up.
-fn time_gpu(
-    gpu: &Gpu,
-    reps: u32,
-    what: &str,
-    mut f: impl FnMut() -> sortlab_primitives::Result<()>,
-) -> Result<f64, CliError> {
-    time_gpu_restored(
-        gpu,
-        reps,
-        what,
-        |restore| if restore { Ok(()) } else { f() },
-    )
-}
-
-/// As [`time_gpu`], with `step(true)` (restoring the input) run before every `step(false)`
-/// (the timed call), outside the timed region. One closure, so both may borrow the buffers.
+/// Median of `reps` event-timed calls `step(false)` after one warm-up, with `step(true)`
+/// (restoring the input) run before every one, outside the timed region (the reproductions'
+/// timing; the bench rows rotate slots, [`time_gpu_slots`]). One closure, so both may borrow the buffers.
 pub(crate) fn time_gpu_restored(
     gpu: &Gpu,
     reps: u32,
@@ -316,41 +312,73 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
     let err = gpu_err(what);
     let vals = index_values::<V>(n);
     let d_vals = DeviceBuffer::from_host(gpu, &vals).map_err(&err)?;
-    let mut keys = DeviceBuffer::<K>::alloc(gpu, n).map_err(&err)?;
-    let mut values = DeviceBuffer::<V>::alloc(gpu, n).map_err(&err)?;
+    // Rotating slots (bench_slots): `k1` of keys alone, `k2` of keys and values, twice that
+    // for calls with a separate input and output.
+    let (kb, vb) = (n * K::SIZE, n * V::SIZE);
+    let k1 = slot_count(gpu, kb);
+    let k2 = slot_count(gpu, kb + vb);
     let vname = if V::SIZE == 4 { "u32" } else { "u64" };
     match suite {
         Suite::Radix => {
+            let mut keys = buffers::<K>(gpu, n, k1, what)?;
+            let mut values = buffers::<V>(gpu, n, k2, what)?;
             for v in RadixVariant::ALL {
                 let opts = RadixOptions::default().with_order(order).with_variant(v);
                 let algo = format!("radix-{}", v.name());
-                let t = time_gpu_restored(gpu, reps, what, |restore| {
+                let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
                     if restore {
-                        keys.copy_from_device(d_in)
+                        keys[s].copy_from_device(d_in)
                     } else {
-                        radix::sort_keys(gpu, &mut keys, &opts)
+                        radix::sort_keys(gpu, &mut keys[s], &opts)
                     }
                 })?;
-                let got = keys.to_host().map_err(&err)?;
+                let got = keys[last].to_host().map_err(&err)?;
                 check_sorted_pairs::<K, V>(&got, None, order, &algo)?;
                 out.push::<K>(algo.clone(), "gpu", "sort_keys", None, 0, t);
-                let t = time_gpu_restored(gpu, reps, what, |restore| {
+                let (t, last) = time_gpu_slots(gpu, reps, what, k2, |s, restore| {
                     if restore {
-                        keys.copy_from_device(d_in)?;
-                        values.copy_from_device(&d_vals)
+                        keys[s].copy_from_device(d_in)?;
+                        values[s].copy_from_device(&d_vals)
                     } else {
-                        radix::sort_pairs(gpu, &mut keys, &mut values, &opts)
+                        radix::sort_pairs(gpu, &mut keys[s], &mut values[s], &opts)
                     }
                 })?;
                 let (k, vv) = (
-                    keys.to_host().map_err(&err)?,
-                    values.to_host().map_err(&err)?,
+                    keys[last].to_host().map_err(&err)?,
+                    values[last].to_host().map_err(&err)?,
                 );
                 check_sorted_pairs(&k, Some(&vv), order, &algo)?;
                 out.push::<K>(algo, "gpu", "sort_pairs", Some(vname), V::SIZE, t);
             }
         }
         Suite::Approx => {
+            // The approximate sorts leave their input as it is: slots of inputs too.
+            // (One slot: the pristine buffers themselves.)
+            let ka = slot_count(gpu, 2 * kb);
+            let kp = slot_count(gpu, 2 * (kb + vb));
+            let owned_keys = if ka > 1 {
+                copies(gpu, d_in, ka, what)?
+            } else {
+                Vec::new()
+            };
+            let owned_vals = if kp > 1 {
+                copies(gpu, &d_vals, kp, what)?
+            } else {
+                Vec::new()
+            };
+            let in_keys: Vec<&DeviceBuffer<K>> = if ka > 1 {
+                owned_keys.iter().collect()
+            } else {
+                vec![d_in]
+            };
+            let in_vals: Vec<&DeviceBuffer<V>> = if kp > 1 {
+                owned_vals.iter().collect()
+            } else {
+                vec![&d_vals]
+            };
+            // k1 >= ka, kp: enough output slots for every row of the suite.
+            let mut keys = buffers::<K>(gpu, n, k1, what)?;
+            let mut values = buffers::<V>(gpu, n, kp, what)?;
             for variant in [ApproxVariant::Paper, ApproxVariant::Fast] {
                 for boundaries in [Intervals::EqualWidth, Intervals::Sampled] {
                     let opts = ApproxOptions {
@@ -361,13 +389,20 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                     };
                     let algo = format!("approx-{}-{}", variant.name(), boundaries.name());
                     let mut result = None;
-                    let t = time_gpu(gpu, reps, what, || {
-                        result = Some(approxsort::approx_sort_into(gpu, d_in, &mut keys, &opts)?);
+                    let (t, last) = time_gpu_slots(gpu, reps, what, ka, |s, restore| {
+                        if !restore {
+                            result = Some(approxsort::approx_sort_into(
+                                gpu,
+                                in_keys[s],
+                                &mut keys[s],
+                                &opts,
+                            )?);
+                        }
                         Ok(())
                     })?;
                     let r = result.ok_or_else(|| wrong(&algo, "no result"))?;
                     let bounds = r.boundaries_host().map_err(&err)?;
-                    let got = keys.to_host().map_err(&err)?;
+                    let got = keys[last].to_host().map_err(&err)?;
                     check::check_interval_order(&got, &bounds, order)
                         .map_err(|e| wrong(&algo, e))?;
                     let (non_empty, largest) = r.interval_stats().map_err(&err)?;
@@ -376,13 +411,16 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                         opts.intervals
                     ));
                     out.push::<K>(algo.clone(), "gpu", "approx_sort_keys", None, 0, t);
-                    let t = time_gpu(gpu, reps, what, || {
+                    let (t, _) = time_gpu_slots(gpu, reps, what, kp, |s, restore| {
+                        if restore {
+                            return Ok(());
+                        }
                         approxsort::approx_sort_pairs_into(
                             gpu,
-                            d_in,
-                            &d_vals,
-                            &mut keys,
-                            &mut values,
+                            in_keys[s],
+                            in_vals[s],
+                            &mut keys[s],
+                            &mut values[s],
                             &opts,
                         )
                         .map(|_| ())
@@ -396,21 +434,29 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                 boundaries: Intervals::Sampled,
                 ..ApproxOptions::default()
             };
-            let t = time_gpu_restored(gpu, reps, what, |restore| {
+            let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
                 if restore {
-                    return keys.copy_from_device(d_in);
+                    return keys[s].copy_from_device(d_in);
                 }
-                let r = approxsort::approx_sort(gpu, &mut keys, &opts)?;
-                approxsort::refine(gpu, &mut keys, &r).map(|_| ())
+                let r = approxsort::approx_sort(gpu, &mut keys[s], &opts)?;
+                approxsort::refine(gpu, &mut keys[s], &r).map(|_| ())
             })?;
-            let got = keys.to_host().map_err(&err)?;
+            let got = keys[last].to_host().map_err(&err)?;
             check_sorted_pairs::<K, V>(&got, None, order, "approx-refine")?;
             out.push::<K>("approx-refine".into(), "gpu", "sort_keys", None, 0, t);
         }
         Suite::Rough => {
+            let mut keys = buffers::<K>(gpu, n, k1, what)?;
+            let mut values = buffers::<V>(gpu, n, k2, what)?;
+            // The radius reads its input only: its slots are the sort's, restored once.
+            for b in keys.iter_mut() {
+                b.copy_from_device(d_in).map_err(&err)?;
+            }
             let mut k = 0;
-            let t = time_gpu(gpu, reps, what, || {
-                k = sortlab_roughsort::radius(gpu, d_in, order).map_err(rough_err)?;
+            let (t, _) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
+                if !restore {
+                    k = sortlab_roughsort::radius(gpu, &keys[s], order).map_err(rough_err)?;
+                }
                 Ok(())
             })?;
             let want = sortlab_cpu_reference::rough::radius(input, order);
@@ -419,24 +465,25 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
             }
             out.push::<K>("roughsort".into(), "gpu", "radius", None, 0, t);
             let mut path = None;
-            let t = time_gpu_restored(gpu, reps, what, |restore| {
+            let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
                 if restore {
-                    return keys.copy_from_device(d_in);
+                    return keys[s].copy_from_device(d_in);
                 }
-                let r = sortlab_roughsort::rough_sort(gpu, &mut keys, order).map_err(rough_err)?;
+                let r =
+                    sortlab_roughsort::rough_sort(gpu, &mut keys[s], order).map_err(rough_err)?;
                 path = Some(r.path);
                 Ok(())
             })?;
-            let got = keys.to_host().map_err(&err)?;
+            let got = keys[last].to_host().map_err(&err)?;
             check_sorted_pairs::<K, V>(&got, None, order, "roughsort")?;
             note(&format!("roughsort: radius {k}, path {path:?}"));
             out.push::<K>("roughsort".into(), "gpu", "sort_keys", None, 0, t);
-            let t = time_gpu_restored(gpu, reps, what, |restore| {
+            let (t, _) = time_gpu_slots(gpu, reps, what, k2, |s, restore| {
                 if restore {
-                    keys.copy_from_device(d_in)?;
-                    return values.copy_from_device(&d_vals);
+                    keys[s].copy_from_device(d_in)?;
+                    return values[s].copy_from_device(&d_vals);
                 }
-                sortlab_roughsort::rough_sort_pairs(gpu, &mut keys, &mut values, order)
+                sortlab_roughsort::rough_sort_pairs(gpu, &mut keys[s], &mut values[s], order)
                     .map(|_| ())
                     .map_err(rough_err)
             })?;

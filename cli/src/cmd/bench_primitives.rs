@@ -6,7 +6,9 @@
 //! `scan_with_scratch`) and temporary memory is the caller's, allocated once (host work per call,
 //! module lookup and launch checks, is inside the timed region). A warm-up call compiles the
 //! module; the median of `--reps` runs is reported, and each reduction's result is checked
-//! against the CPU after the timing. Bytes counted: a reduction reads `n` keys;
+//! against the CPU after the timing. Inputs and outputs rotate over copies spanning three L2
+//! caches ([`super::bench_slots`]), as the anchors' do, so small sizes are timed from device
+//! memory too. Bytes counted: a reduction reads `n` keys;
 //! a scan reads and writes `n` keys; the copy reads and writes `n` keys.
 
 use std::time::Instant;
@@ -18,6 +20,7 @@ use sortlab_primitives::scan::{self, scan_with_scratch, Direction, ScanKind, Sca
 use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType};
 
 use super::bench::{median, today, BenchRow};
+use super::bench_slots::{buffers, copies, slot_count, time_gpu_slots};
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
 use crate::backend::gen::generate;
@@ -180,9 +183,19 @@ fn bench_one<K: CliKey + ReduceKey>(
     if let Some(gpu) = &ctx.gpu {
         let what = format!("benchmarking primitives on {} {}", n, K::NAME);
         let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
-        let mut d_out = DeviceBuffer::<K>::alloc(gpu, input.len()).map_err(gpu_err(&what))?;
+        // Inputs and outputs rotate over slots spanning three L2 caches (bench_slots).
+        let k = slot_count(gpu, 2 * input.len() * K::SIZE);
+        let ins = copies(gpu, &d_in, k, &what)?;
+        drop(d_in);
+        let mut outs = buffers::<K>(gpu, input.len(), k, &what)?;
         // The bandwidth reference: a device-to-device copy of the same bytes.
-        let t = time_gpu(gpu, ctx.reps, &what, || d_out.copy_from_device(&d_in))?;
+        let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
+            if restore {
+                return Ok(());
+            }
+            outs[s].copy_from_device(&ins[s])
+        })?
+        .0;
         let r = row::<K>(
             ctx,
             "copy".into(),
@@ -200,9 +213,13 @@ fn bench_one<K: CliKey + ReduceKey>(
         for v in ReduceVariant::ALL {
             let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Sum, v);
             let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
-            let t = time_gpu(gpu, ctx.reps, &what, || {
-                reduce_sum_into(gpu, &d_in, v, &mut d_sum, Some(&mut scratch))
-            })?;
+            let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
+                if restore {
+                    return Ok(());
+                }
+                reduce_sum_into(gpu, &ins[s], v, &mut d_sum, Some(&mut scratch))
+            })?
+            .0;
             // Integer sums must agree exactly; float sums within rounding.
             let g = d_sum.to_host().map_err(gpu_err(&what))?[0];
             let (a, b) = (K::sum_to_f64(g), K::sum_to_f64(cpu_sum));
@@ -234,9 +251,13 @@ fn bench_one<K: CliKey + ReduceKey>(
         let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Min, fast);
         let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
         let mut d_min = DeviceBuffer::<K>::alloc(gpu, 1).map_err(gpu_err(&what))?;
-        let t = time_gpu(gpu, ctx.reps, &what, || {
-            reduce_min_into(gpu, &d_in, fast, &mut d_min, Some(&mut scratch)).map(|_| ())
-        })?;
+        let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
+            if restore {
+                return Ok(());
+            }
+            reduce_min_into(gpu, &ins[s], fast, &mut d_min, Some(&mut scratch)).map(|_| ())
+        })?
+        .0;
         let r = row::<K>(
             ctx,
             "reduce-fast".into(),
@@ -262,18 +283,22 @@ fn bench_one<K: CliKey + ReduceKey>(
                 }
                 let bytes = scan::scratch_bytes::<K>(gpu, input.len(), v);
                 let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
-                let t = time_gpu(gpu, ctx.reps, &what, || {
+                let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
+                    if restore {
+                        return Ok(());
+                    }
                     scan_with_scratch(
                         gpu,
-                        &d_in,
-                        &mut d_out,
+                        &ins[s],
+                        &mut outs[s],
                         ScanOp::Sum,
                         kind,
                         Direction::Forward,
                         v,
                         &mut scratch,
                     )
-                })?;
+                })?
+                .0;
                 let r = row::<K>(
                     ctx,
                     format!("scan-{}", v.name()),

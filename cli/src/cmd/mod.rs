@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_algos;
 pub mod bench_primitives;
+pub mod bench_slots;
 pub mod check;
 pub mod gen;
 pub mod info;

@@ -1,0 +1,114 @@
+//! Rotating device buffers over the timed calls of `sortlab bench` (DESIGN.md §6), as the CUB
+//! anchors do: each row keeps `k` copies ("slots") of what a call reads and writes, with `k`
+//! slots spanning at least three times the L2 cache (`k = 1` once one slot does), and timed
+//! call `r` uses slot `r % k`. A call then never finds its input or output still in L2 from an
+//! earlier call or from the upload, so a small input is timed from device memory as a large one
+//! is, and as CUB's rows are. A slot whose input a call overwrites (an in-place sort) is restored
+//! from the pristine copy right after each use, untimed, so that it too has left L2 when its
+//! turn comes again.
+
+use sortlab_primitives::{DeviceBuffer, DeviceCopy, Gpu, GpuTimer};
+
+use super::bench::median;
+use super::bench_primitives::gpu_err;
+use crate::error::CliError;
+
+/// Most slots a row keeps: slots of at least 3 * L2 / MAX_SLOTS bytes (about 37 KiB on a 50 MiB
+/// L2) get the full span; smaller ones, whose calls are latency-bound anyway, as many as this.
+const MAX_SLOTS: usize = 4096;
+
+/// Slots of `slot_bytes` each (what one call reads plus what it writes) that together span at
+/// least three times the L2 cache of `gpu`; 1 when one slot already does; at most
+/// [`MAX_SLOTS`].
+///
+/// A 4 MiB slot on a device with a 50 MiB L2 needs 38 slots; a 1 GiB slot needs one.
+pub(crate) fn slot_count(gpu: &Gpu, slot_bytes: usize) -> usize {
+    slots_for(gpu.info().l2_bytes, slot_bytes)
+}
+
+fn slots_for(l2_bytes: usize, slot_bytes: usize) -> usize {
+    (3 * l2_bytes)
+        .div_ceil(slot_bytes.max(1))
+        .clamp(1, MAX_SLOTS)
+}
+
+/// `k` device copies of `src`.
+pub(crate) fn copies<T: DeviceCopy>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<T>,
+    k: usize,
+    what: &str,
+) -> Result<Vec<DeviceBuffer<T>>, CliError> {
+    (0..k)
+        .map(|_| {
+            let mut b = DeviceBuffer::<T>::alloc(gpu, src.len())?;
+            b.copy_from_device(src)?;
+            Ok(b)
+        })
+        .collect::<sortlab_primitives::Result<_>>()
+        .map_err(gpu_err(what))
+}
+
+/// `k` device buffers of `len` elements (contents unspecified).
+pub(crate) fn buffers<T: DeviceCopy>(
+    gpu: &Gpu,
+    len: usize,
+    k: usize,
+    what: &str,
+) -> Result<Vec<DeviceBuffer<T>>, CliError> {
+    (0..k)
+        .map(|_| DeviceBuffer::<T>::alloc(gpu, len))
+        .collect::<sortlab_primitives::Result<_>>()
+        .map_err(gpu_err(what))
+}
+
+/// Median of `reps` event-timed calls `step(slot, false)` over `k` rotating slots (call `r` on
+/// slot `r % k`), after one warm-up call on slot 0, and the slot of the last call (which holds
+/// its result). `step(slot, true)` puts the slot's input in place (a no-op for calls that leave
+/// their input as it was): for every slot before the timed calls, and again right after each
+/// call but the last, outside the timed region.
+pub(crate) fn time_gpu_slots(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    k: usize,
+    mut step: impl FnMut(usize, bool) -> sortlab_primitives::Result<()>,
+) -> Result<(f64, usize), CliError> {
+    let err = gpu_err(what);
+    let k = k.max(1);
+    step(0, true).map_err(&err)?;
+    step(0, false).map_err(&err)?;
+    for s in 0..k {
+        step(s, true).map_err(&err)?;
+    }
+    let timer = GpuTimer::new(gpu).map_err(&err)?;
+    let reps = (reps as usize).max(1);
+    let mut t = Vec::with_capacity(reps);
+    for r in 0..reps {
+        let s = r % k;
+        timer.start().map_err(&err)?;
+        step(s, false).map_err(&err)?;
+        t.push(timer.stop().map_err(&err)?);
+        if r + 1 < reps {
+            step(s, true).map_err(&err)?;
+        }
+    }
+    Ok((median(&mut t), (reps - 1) % k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slots_for;
+
+    #[test]
+    fn slots_span_three_l2_caches() {
+        let l2 = 50 << 20;
+        assert_eq!(slots_for(l2, 4 << 20), 38);
+        assert!(38 * (4 << 20) >= 3 * l2 && 37 * (4 << 20) < 3 * l2);
+        assert_eq!(slots_for(l2, 150 << 20), 1);
+        assert_eq!(slots_for(l2, 1 << 30), 1);
+        assert_eq!(slots_for(l2, 8), super::MAX_SLOTS);
+        assert_eq!(slots_for(l2, 0), super::MAX_SLOTS);
+        assert_eq!(slots_for(0, 4096), 1);
+    }
+}
