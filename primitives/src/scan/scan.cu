@@ -263,8 +263,9 @@ add_prefix_partials(Work* out, u64 n, const Work* prefix) {
 //
 // Tiles of BLOCK_THREADS * ITEMS_PER_THREAD keys are handed out in order by an atomic counter
 // (never by blockIdx, so a tile only ever waits for tiles that running blocks hold). A block
-// copies its tile into shared memory without registers (sm_90: one bulk copy of a whole forward
-// tile; else cp.async per key, or checked loads for the last tile), sums each thread's
+// copies its tile into shared memory without registers (sm_90: one bulk copy of a whole tile,
+// forward, or in reverse where input and output both align; else cp.async per key, or checked
+// loads for the last tile), sums each thread's
 // consecutive keys there, scans the sums with warp shuffles, and publishes its total as
 // AGGREGATE; warp 0 then looks back over up to 32 predecessors at a time, combining AGGREGATEs
 // until it meets an INCLUSIVE prefix, and publishes its own INCLUSIVE prefix. Each thread then
@@ -324,6 +325,31 @@ __device__ __forceinline__ void load_whole(const KEY_T* src, KEY_T* raw, u32 tid
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
+// The op over a thread's keys mine[k * Step], k < ITEMS_PER_THREAD.
+template <int Step>
+__device__ __forceinline__ Work thread_reduce(const KEY_T* mine) {
+    Work total = to_work(mine[0]);
+#pragma unroll
+    for (int k = 1; k < ITEMS_PER_THREAD; ++k) total = Op()(total, to_work(mine[k * Step]));
+    return total;
+}
+
+// Scans a thread's keys mine[k * Step] in place from `running`, inclusive or exclusive.
+template <int Step>
+__device__ __forceinline__ void thread_scan(KEY_T* mine, Work running, u32 exclusive) {
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const Work v = to_work(mine[k * Step]);
+        if (exclusive) {
+            mine[k * Step] = from_work(running);
+            running = Op()(running, v);
+        } else {
+            running = Op()(running, v);
+            mine[k * Step] = from_work(running);
+        }
+    }
+}
+
 template <int Step>
 __device__ __forceinline__ void store_whole(KEY_T* dst, const KEY_T* raw, u32 tid) {
 #pragma unroll 8
@@ -354,8 +380,14 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
 #if FAST_BULK
     __shared__ u64 bulk_bar;
     u32 bulk_parity = 0;
-    const bool bulk_ok = !reverse && ((u64)in & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
-    const bool bulk_out = !reverse && ((u64)out & 15) == 0 && (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
+    // A whole tile's keys lie at [mem, mem + TILE_ITEMS) (mem = start forward, n - start -
+    // TILE_ITEMS in reverse): the same alignment for every tile, as TILE_ITEMS keys are 16-byte
+    // multiples. In reverse both copies must be possible: the tile then sits in shared memory in
+    // memory order (flipped), logical element e at TILE_ITEMS - 1 - e.
+    constexpr bool tile_vectors = (TILE_ITEMS * sizeof(KEY_T)) % 16 == 0;
+    const u64 mem0 = reverse && n >= TILE_ITEMS ? n - TILE_ITEMS : 0;
+    const bool bulk_in = tile_vectors && ((u64)(in + mem0) & 15) == 0;
+    const bool bulk_out = tile_vectors && ((u64)(out + mem0) & 15) == 0 && (!reverse || bulk_in);
     if (tid == 0) sortlab::bulk_barrier_init(&bulk_bar);
     __syncthreads();
 #endif
@@ -379,11 +411,14 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         const bool whole = start + TILE_ITEMS <= n;
         const u64 first = whole ? phys(start + tid, n, reverse) : 0;
         KEY_T* raw = reinterpret_cast<KEY_T*>(tile_data);
+        bool flipped = false;
 #if FAST_BULK
-        if (whole && bulk_ok) {
-            if (tid == 0) sortlab::bulk_load(raw, in + start, TILE_ITEMS * sizeof(KEY_T), &bulk_bar);
+        const u64 mem = reverse ? n - start - TILE_ITEMS : start;  // used for whole tiles only
+        if (whole && bulk_in && (!reverse || bulk_out)) {
+            if (tid == 0) sortlab::bulk_load(raw, in + mem, TILE_ITEMS * sizeof(KEY_T), &bulk_bar);
             sortlab::bulk_wait(&bulk_bar, bulk_parity);
             bulk_parity ^= 1;
+            flipped = reverse;
         } else
 #endif
         if (whole && !reverse) {
@@ -402,10 +437,9 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
         // The thread's items stay in shared memory (read twice, not held in registers across the
         // look-back): few registers, so as many blocks per SM as the tiles' shared memory allows,
         // and more loads in flight.
-        const KEY_T* raw_mine = raw + tid * ITEMS_PER_THREAD;
-        Work thread_total = to_work(raw_mine[0]);
-#pragma unroll
-        for (int k = 1; k < ITEMS_PER_THREAD; ++k) thread_total = Op()(thread_total, to_work(raw_mine[k]));
+        // Thread tid's logical items tid * ITEMS + k at mine[k * Step] (Step -1 when flipped).
+        KEY_T* mine = flipped ? raw + (TILE_ITEMS - 1 - tid * ITEMS_PER_THREAD) : raw + tid * ITEMS_PER_THREAD;
+        const Work thread_total = flipped ? thread_reduce<-1>(mine) : thread_reduce<1>(mine);
 
         Work block_total;
         const Work thread_prefix = BlockScanT::exclusive_scan(thread_total, identity(), Op(), block_total, scan_tmp);
@@ -428,25 +462,19 @@ scan_fast(const KEY_T* in, KEY_T* out, u64 n, u32 exclusive, u32 reverse, u64* s
 
         // Scan the thread's items from its prefix, in place in shared memory (blocked; only this
         // thread touches them) ...
-        Work running = Op()(tile_prefix, thread_prefix);
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            const Work v = to_work(raw_mine[k]);
-            if (exclusive) {
-                raw[tid * ITEMS_PER_THREAD + k] = from_work(running);
-                running = Op()(running, v);
-            } else {
-                running = Op()(running, v);
-                raw[tid * ITEMS_PER_THREAD + k] = from_work(running);
-            }
+        const Work running = Op()(tile_prefix, thread_prefix);
+        if (flipped) {
+            thread_scan<-1>(mine, running, exclusive);
+        } else {
+            thread_scan<1>(mine, running, exclusive);
         }
         // An exclusive scan's logical element 0 (tile 0, thread 0's first) has the empty prefix.
-        if (exclusive && tile == 0 && tid == 0) raw[0] = empty_prefix();
+        if (exclusive && tile == 0 && tid == 0) mine[0] = empty_prefix();
         __syncthreads();
         // ... and store the keys: one bulk copy, or striped (coalesced).
 #if FAST_BULK
-        if (whole && bulk_out) {
-            if (tid == 0) sortlab::bulk_store(out + start, raw, TILE_ITEMS * sizeof(KEY_T));
+        if (whole && bulk_out && (flipped || !reverse)) {
+            if (tid == 0) sortlab::bulk_store(out + mem, raw, TILE_ITEMS * sizeof(KEY_T));
         } else
 #endif
         if (whole && !reverse) {
