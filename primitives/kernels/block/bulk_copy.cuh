@@ -63,12 +63,15 @@ __device__ __forceinline__ void bulk_wait(u64* bar, u32 parity) {
 __device__ __forceinline__ void bulk_store(void* dst, const void* src, u32 bytes) {
     const u32 s = (u32)__cvta_generic_to_shared(src);
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst), "r"(s), "r"(bytes)
+                 : "memory");
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
 
 // Thread 0: waits until every bulk store it issued has read its shared memory.
-__device__ __forceinline__ void bulk_store_reads_done() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+__device__ __forceinline__ void bulk_store_reads_done() {
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
 
 // Thread 0: waits until every bulk store it issued is complete (before the block exits).
 __device__ __forceinline__ void bulk_store_drain() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }

@@ -265,11 +265,11 @@ add_prefix_partials(Work* out, u64 n, const Work* prefix) {
 // (never by blockIdx, so a tile only ever waits for tiles that running blocks hold). A block
 // copies its tile into shared memory without registers (sm_90: one bulk copy of a whole tile,
 // forward, or in reverse where input and output both align; else cp.async per key, or checked
-// loads for the last tile), sums each thread's
-// consecutive keys there, scans the sums with warp shuffles, and publishes its total as
-// AGGREGATE; warp 0 then looks back over up to 32 predecessors at a time, combining AGGREGATEs
-// until it meets an INCLUSIVE prefix, and publishes its own INCLUSIVE prefix. Each thread then
-// scans its keys in place from its prefix, and the tile goes out (a bulk copy, or striped).
+// loads for the last tile), sums each thread's consecutive keys there, scans the sums with warp
+// shuffles, and publishes its total as AGGREGATE; warp 0 then looks back over up to 32
+// predecessors at a time, combining AGGREGATEs until it meets an INCLUSIVE prefix, and publishes
+// its own INCLUSIVE prefix. Each thread then scans its keys in place from its prefix, and the
+// tile goes out (a bulk copy, or striped).
 // Holding no keys in registers, a thread needs about 32 of them, so shared memory alone limits
 // the blocks per SM (seven tiles of 31 KiB, every key of them in flight at once).
 //
@@ -356,8 +356,8 @@ __device__ __forceinline__ void store_whole(KEY_T* dst, const KEY_T* raw, u32 ti
     for (int k = 0; k < ITEMS_PER_THREAD; ++k) dst[k * Step] = raw[k * BLOCK_THREADS + tid];
 }
 
-// Whole forward tiles of 16-byte aligned arrays move with one bulk copy each way where the
-// hardware has them (sortlab/block/bulk_copy.cuh: sm_90+); elsewhere by cp.async and stores.
+// Whole tiles of 16-byte aligned arrays move with one bulk copy each way where the hardware has
+// them (sortlab/block/bulk_copy.cuh: sm_90+); elsewhere by cp.async and stores.
 #define FAST_BULK SORTLAB_BULK_COPY
 
 // Resident blocks per SM the fast kernel's registers are capped for (__launch_bounds__; 0: no

@@ -235,7 +235,9 @@ __device__ __forceinline__ void lane_stage(Bits (&key)[ITEMS_PER_THREAD], u32 la
 // One merge step of size S (see above); every lane of the warp calls.
 __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S) {
     lane_stage<true>(key, S / ITEMS_PER_THREAD - 1);
-    for (u32 stride = S / 4; stride >= ITEMS_PER_THREAD; stride >>= 1) lane_stage<false>(key, stride / ITEMS_PER_THREAD);
+    for (u32 stride = S / 4; stride >= ITEMS_PER_THREAD; stride >>= 1) {
+        lane_stage<false>(key, stride / ITEMS_PER_THREAD);
+    }
 #pragma unroll
     for (int stride = ITEMS_PER_THREAD / 2; stride > 0; stride >>= 1) {
 #pragma unroll
