@@ -12,7 +12,10 @@
 //! u32/u32 pairs, u64 keys; `phases`: the fast sort of 2^28 u32 keys by 8, 16, 24, 32 bits
 //! (fixed cost and cost per pass); `sweep`: fast-sort policies at 2^28; `classic`: OneBit and
 //! Satish; `tune`: shapes × look-back windows at 2^28, the fastest per workload then timed as
-//! in `table` (and `phases`). With no argument: table, phases, sweep, classic.
+//! in `table` (and `phases`); `policies` / `policies-pairs`: the shapes listed in
+//! `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then `a`tomic-or,
+//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs. With no argument: table, phases,
+//! sweep, classic.
 
 use std::error::Error;
 
@@ -422,6 +425,37 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
     Ok(())
 }
 
+/// Policies from `RADIX_POLICIES`: comma-separated `TxIxM` + `a` (atomic-or), `b` (ballot) or
+/// `m` (match-any), e.g. `384x15x3a,384x20x2b`, for keys of `key_size` bytes and values of
+/// `value_size` (0: keys only).
+fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
+    let spec = std::env::var("RADIX_POLICIES").unwrap_or_else(|_| "384x15x3a".into());
+    let mut out = Vec::new();
+    for item in spec.split(',').filter(|s| !s.is_empty()) {
+        let (shape, m) = item.split_at(item.len() - 1);
+        let nums: Vec<u32> = shape
+            .split('x')
+            .map(|x| x.parse())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("RADIX_POLICIES item {item}: {e}"))?;
+        let [t, i, b] = nums[..] else {
+            return Err(format!("RADIX_POLICIES item {item}: want TxIxM").into());
+        };
+        let mut p = FastPolicy::for_types(key_size, value_size);
+        p.block_threads = t;
+        p.items_per_thread = i;
+        p.min_blocks = b;
+        p.rank_match = match m {
+            "a" => RankMatch::AtomicOr,
+            "b" => RankMatch::Ballot,
+            "m" => RankMatch::Any,
+            _ => return Err(format!("RADIX_POLICIES item {item}: match a, b or m").into()),
+        };
+        out.push((item.to_string(), p));
+    }
+    Ok(out)
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let want = |s: &str| args.is_empty() || args.iter().any(|a| a == s);
@@ -490,6 +524,13 @@ fn main() -> Res<()> {
                 Err(e) => println!("{label:<34} u64 failed: {e}"),
             }
         }
+    }
+    // `policies` / `policies-pairs`: the shapes of RADIX_POLICIES at 2^28 (not in the default set).
+    if args.iter().any(|a| a == "policies") {
+        sweep::<u32>(&gpu, &mut flush, false, &env_policies(4, 0)?)?;
+    }
+    if args.iter().any(|a| a == "policies-pairs") {
+        sweep::<u32>(&gpu, &mut flush, true, &env_policies(4, 4)?)?;
     }
     if args.iter().any(|a| a == "tune") {
         tune(&gpu, &mut flush)?;

@@ -102,15 +102,13 @@ typedef VALUE_WORD Value;
 #define STATUS_COUNT_MASK ((1u << 30) - 1u)
 
 // Dynamic shared memory of onesweep_pass, in bytes: digit offsets (u64), the key exchange, the
-// value exchange (pairs), the warps' digit counters, the tile's digit prefix, the warps' digit
-// masks (MATCH_ALGO 2). The host
-// (fast.rs, FastPolicy::pass_shared_bytes) computes the same; the kernel checks it.
+// value exchange (pairs), the warps' digit counters, the warps' digit masks (MATCH_ALGO 2). The
+// host (fast.rs, FastPolicy::pass_shared_bytes) computes the same; the kernel checks it.
 #define ALIGN16(x) (((x) + 15) / 16 * 16)
 #define SMEM_OFF_KEYS (RADIX_DIGITS * 8)
 #define SMEM_OFF_VALUES (SMEM_OFF_KEYS + ALIGN16(TILE_ITEMS * (int)sizeof(Key)))
 #define SMEM_OFF_WARP_HIST (SMEM_OFF_VALUES + (PAIRS ? ALIGN16(TILE_ITEMS * (int)sizeof(Value)) : 0))
-#define SMEM_OFF_TILE_EXCL (SMEM_OFF_WARP_HIST + WARPS * RADIX_DIGITS * 4)
-#define SMEM_OFF_MASKS (SMEM_OFF_TILE_EXCL + RADIX_DIGITS * 4)
+#define SMEM_OFF_MASKS (SMEM_OFF_WARP_HIST + WARPS * RADIX_DIGITS * 4)
 #define SMEM_BYTES (SMEM_OFF_MASKS + (MATCH_ALGO == 2 ? WARPS * RADIX_DIGITS * 4 : 0))
 
 static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && BLOCK_THREADS % 32 == 0,
@@ -277,6 +275,21 @@ onesweep_plan(const u32* hist, u64* base, u32* plan, u32 passes, u32 portions, u
     }
 }
 
+// Writes tile-sorted element r (key, and value with PAIRS) to its output position.
+__device__ __forceinline__ void scatter_one(u32 r, const Key* exchange_keys, const Value* exchange_values,
+                                            const u64* global_off, Key* dst, Value* vdst, Key neg, Key pos, u32 shift,
+                                            u32 mask) {
+    const Key key = exchange_keys[r];
+    const u64 out = global_off[digit_of(key, neg, pos, shift, mask)] + r;
+    dst[out] = key;
+#if PAIRS
+    vdst[out] = exchange_values[r];
+#else
+    (void)exchange_values;
+    (void)vdst;
+#endif
+}
+
 // ---- 4. One pass over one portion: rank each tile, find its digit offsets, scatter. ----
 // keys / values: the caller's buffers; spare_keys / spare_values: the spare ones (plan[pass]
 // bit 1 says which is read). The portion is keys [start, start + len), `tiles` tiles, one per
@@ -316,15 +329,17 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
 #else
     (void)values;
     (void)spare_values;
+    Value* vdst = nullptr;
 #endif
 
     u64* global_off = reinterpret_cast<u64*>(smem);
     Key* exchange_keys = reinterpret_cast<Key*>(smem + SMEM_OFF_KEYS);
 #if PAIRS
     Value* exchange_values = reinterpret_cast<Value*>(smem + SMEM_OFF_VALUES);
+#else
+    const Value* exchange_values = nullptr;
 #endif
     u32* warp_hist = reinterpret_cast<u32*>(smem + SMEM_OFF_WARP_HIST);
-    u32* tile_excl = reinterpret_cast<u32*>(smem + SMEM_OFF_TILE_EXCL);
 #if MATCH_ALGO == 2
     u32* warp_masks = reinterpret_cast<u32*>(smem + SMEM_OFF_MASKS);
 #endif
@@ -382,8 +397,14 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         const u32 leader = 31 - __clz(peers);
         u32 before = 0;
         if (lane == leader) {
-            before = wh[d];
-            wh[d] = before + __popc(peers);
+            // One read-modify-write instruction (only the leader touches wh[d] here): on the
+            // H100 a key costs shared-memory wavefronts more than instructions, and random
+            // digits conflict about 3x (Nsight Compute; 2^28 u32 keys, 384x20: 6.56 ms against
+            // 6.96 with a load and a store here and the tile prefix read separately below).
+            // Measured and not kept: per-half-warp words holding a 16-bit mask and the count
+            // together (three accesses a key, no shuffle, but twice the counters to fold: 6.73
+            // ms), and the first look-back window read before the exchange (6.91 ms).
+            before = atomicAdd(wh + d, (u32)__popc(peers));
             wm[d] = 0;
         }
         __syncwarp();
@@ -398,8 +419,10 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     }
     __syncthreads();
 
-    // Per digit (thread t owns digits t * DIGITS_PER_THREAD ...): the tile's count, each warp's
-    // exclusive prefix (in place), and the count published for the tiles after this one.
+    // Per digit (thread t owns digits t * DIGITS_PER_THREAD ...): the tile's count, published
+    // for the tiles after this one; then, once the tile's digit prefix is scanned, each warp's
+    // counter becomes the tile position of the warp's first key of the digit (in place), so that
+    // a key's place in the tile is one read away.
     u32 counts[DIGITS_PER_THREAD];
     u32 thread_sum = 0;
 #pragma unroll
@@ -408,11 +431,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         u32 c = 0;
         if (d < RADIX_DIGITS) {
 #pragma unroll
-            for (int w = 0; w < WARPS; ++w) {
-                const u32 x = warp_hist[w * RADIX_DIGITS + d];
-                warp_hist[w * RADIX_DIGITS + d] = c;
-                c += x;
-            }
+            for (int w = 0; w < WARPS; ++w) c += warp_hist[w * RADIX_DIGITS + d];
             __stcg(status + (u64)tile * RADIX_DIGITS + d, (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | c);
         }
         counts[i] = c;
@@ -420,10 +439,20 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     }
     u32 tile_total;
     u32 excl = Scan::exclusive_scan(thread_sum, 0u, sortlab::Sum(), tile_total, scan_tmp);
+    u32 tile_excl[DIGITS_PER_THREAD];  // the tile position of the digit's first key
 #pragma unroll
     for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
         const u32 d = tid * DIGITS_PER_THREAD + i;
-        if (d < RADIX_DIGITS) tile_excl[d] = excl;
+        tile_excl[i] = excl;
+        if (d < RADIX_DIGITS) {
+            u32 at = excl;
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) {
+                const u32 x = warp_hist[w * RADIX_DIGITS + d];
+                warp_hist[w * RADIX_DIGITS + d] = at;
+                at += x;
+            }
+        }
         excl += counts[i];
     }
     __syncthreads();
@@ -433,7 +462,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
         const u32 e = warp_first + j * WARP_THREADS + lane;
         const u32 d = (full || e < valid) ? digit_of(k[j], neg, pos, shift, mask) : mask;
-        rank[j] += tile_excl[d] + wh[d];
+        rank[j] += wh[d];
         exchange_keys[rank[j]] = k[j];
     }
 
@@ -489,7 +518,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
             // portion its digit offsets; that launch runs after this one ends.
             if (next_base != nullptr && tile == tiles - 1) next_base[d] = base[d] + (u64)prefix + counts[i];
             // Output position of tile-sorted element r of digit d: global_off[d] + r.
-            global_off[d] = base[d] + (u64)prefix - (u64)tile_excl[d];
+            global_off[d] = base[d] + (u64)prefix - (u64)tile_excl[i];
         }
     }
 
@@ -500,16 +529,18 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     __syncthreads();
 
     // Scatter in tile-sorted order: consecutive threads write consecutive positions of a digit.
+    // Whole tiles take a loop without bounds checks.
+    if (full) {
 #pragma unroll
-    for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
-        const u32 r = j * BLOCK_THREADS + tid;
-        if (full || r < valid) {
-            const Key key = exchange_keys[r];
-            const u64 out = global_off[digit_of(key, neg, pos, shift, mask)] + r;
-            dst[out] = key;
-#if PAIRS
-            vdst[out] = exchange_values[r];
-#endif
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            scatter_one(j * BLOCK_THREADS + tid, exchange_keys, exchange_values, global_off, dst, vdst, neg, pos,
+                        shift, mask);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 r = j * BLOCK_THREADS + tid;
+            if (r < valid) scatter_one(r, exchange_keys, exchange_values, global_off, dst, vdst, neg, pos, shift, mask);
         }
     }
 }

@@ -66,8 +66,11 @@ pub struct FastPolicy {
 /// 512×16 ×2 7.05, 256×20 ×4 7.15, 384×18 ×2 7.26, 256×16 ×4 7.41, 384×15 ×2 7.73 (ballot
 /// matching 384×15 ×3 7.84; 128×18 ×8 12.0); u32/u32 pairs 512×16 ×2 9.92 ms (ballot 9.87,
 /// within noise), 384×18 ×2 10.17, 384×15 ×3 10.92, 256×20 ×4 12.4; u64 keys (random bits, 8
-/// passes) 512×12 ×2 18.5 ms (ballot 19.7), 256×16 ×3 19.3, 384×12 ×2 20.0.
-const KEYS_4B: (u32, u32, u32) = (384, 15, 3);
+/// passes) 512×12 ×2 18.5 ms (ballot 19.7), 256×16 ×3 19.3, 384×12 ×2 20.0. Since the leader's
+/// atomic add and the folded tile prefix (onesweep.cu), whole sort, 2^28 uniform u32 keys, two
+/// runs each: 384×20 ×2 6.56 ms, 512×16 ×2 6.65, 384×15 ×3 6.84 (was 6.96, 7.06, 7.05); pairs
+/// 512×16 ×2 9.79 (was 9.93), 384×18 ×2 10.21.
+const KEYS_4B: (u32, u32, u32) = (384, 20, 2);
 /// 4-byte keys with 4-byte values.
 const PAIRS_4B: (u32, u32, u32) = (512, 16, 2);
 /// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
@@ -159,12 +162,7 @@ impl FastPolicy {
         } else {
             0
         };
-        d * 8
-            + align16(tile * key_size)
-            + align16(tile * value_size)
-            + warps * d * 4
-            + d * 4
-            + masks
+        d * 8 + align16(tile * key_size) + align16(tile * value_size) + warps * d * 4 + masks
     }
 
     /// Checks the policy's own limits (the device's are checked before launching).
