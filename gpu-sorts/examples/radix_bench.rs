@@ -14,7 +14,7 @@
 //! Satish; `tune`: shapes × look-back windows at 2^28, the fastest per workload then timed as
 //! in `table` (and `phases`); `policies` / `policies-pairs`: the shapes listed in
 //! `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then `a`tomic-or,
-//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs. With no argument: table, phases,
+//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs (2^`RADIX_LOG2` if set). With no argument: table, phases,
 //! sweep, classic.
 
 use std::error::Error;
@@ -281,7 +281,9 @@ fn sweep<K: SortKey>(
     pairs: bool,
     list: &[(String, FastPolicy)],
 ) -> Res<()> {
-    let n = 1usize << 28;
+    // RADIX_LOG2 sets the size (default 2^28).
+    let log2: u32 = std::env::var("RADIX_LOG2").map_or(Ok(28), |s| s.parse())?;
+    let n = 1usize << log2;
     let mut input = Input::<K>::new(gpu, n, Pattern::Uniform)?;
     let ty = if pairs {
         format!("{}/u32", K::NAME)
@@ -289,7 +291,7 @@ fn sweep<K: SortKey>(
         K::NAME.to_string()
     };
     for (label, p) in list {
-        match input.time(gpu, flush, Sort::Policy(p), pairs, 7, None) {
+        match input.time(gpu, flush, Sort::Policy(p), pairs, reps_for(n), None) {
             Ok(ms) => row(label, &ty, Pattern::Uniform, n, ms),
             Err(e) => println!("{label:<34} {ty:<8} failed: {e}"),
         }

@@ -67,10 +67,14 @@ pub struct FastPolicy {
 /// matching 384×15 ×3 7.84; 128×18 ×8 12.0); u32/u32 pairs 512×16 ×2 9.92 ms (ballot 9.87,
 /// within noise), 384×18 ×2 10.17, 384×15 ×3 10.92, 256×20 ×4 12.4; u64 keys (random bits, 8
 /// passes) 512×12 ×2 18.5 ms (ballot 19.7), 256×16 ×3 19.3, 384×12 ×2 20.0. Since the leader's
-/// atomic add and the folded tile prefix (onesweep.cu), whole sort, 2^28 uniform u32 keys, two
-/// runs each: 384×20 ×2 6.56 ms, 512×16 ×2 6.65, 384×15 ×3 6.84 (was 6.96, 7.06, 7.05); pairs
-/// 512×16 ×2 9.79 (was 9.93), 384×18 ×2 10.21.
-const KEYS_4B: (u32, u32, u32) = (384, 20, 2);
+/// atomic add and the folded tile prefix (onesweep.cu), same measure, u32 keys: **384×24 ×2
+/// 6.27-6.31 ms** (19 spilled registers), 448×22 ×2 6.28, 320×28 ×2 6.36, 320×32 ×2 6.41,
+/// 384×26 ×2 6.43, 384×22 ×2 6.46, 448×18 ×2 6.53, 384×20 ×2 6.55, 384×28 ×2 6.56 (71
+/// spilled), 512×16 ×2 6.65, 384×15 ×3 6.84 (was 7.05), 512×14 ×2 6.85; 384×24 is also the
+/// fastest measured at 2^20 (0.074 ms), 2^22 (0.150) and 2^24 (0.447). u32/u32 pairs: 512×16
+/// ×2 9.71-9.79 ms (was 9.93), 384×24 ×2 9.71, 384×22 ×2 9.84, 448×20 ×2 9.85, 512×18 ×2
+/// 9.93, 384×20 ×2 9.97, 512×14 ×2 10.03, 384×18 ×2 10.21, 448×16 ×2 10.27, 384×26 ×2 10.43.
+const KEYS_4B: (u32, u32, u32) = (384, 24, 2);
 /// 4-byte keys with 4-byte values.
 const PAIRS_4B: (u32, u32, u32) = (512, 16, 2);
 /// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
