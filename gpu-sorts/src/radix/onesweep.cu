@@ -467,7 +467,9 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     }
 
 #if PAIRS
-    // Values: loaded now, so that the loads overlap the look-back.
+    // Values: loaded now, so that the loads overlap the look-back. (Loaded with the keys instead,
+    // measured on an H100, 2^28 u32/u32: 384x16 10.48 ms either way, 512x16 12.0 against 9.79:
+    // the values' registers spill through the ranking.)
     Value v[ITEMS_PER_THREAD];
     if (full) {
 #pragma unroll
