@@ -19,7 +19,7 @@ pub(crate) struct Layout {
     pub passes: u32,
     /// Portions (one pass launch each per pass).
     pub portions: u64,
-    /// Keys per portion (a whole number of tiles).
+    /// Keys per portion (a whole number of tiles; the last portion may be shorter).
     pub portion_len: u64,
     /// Tiles of the largest portion.
     pub max_tiles: u64,
@@ -51,9 +51,15 @@ impl Layout {
         let n = job.n as u64;
         let tile = policy.tile_items() as u64;
         let passes = (job.end - job.begin).div_ceil(policy.radix_bits);
-        let portion_len = policy.tiles_per_portion() * tile;
-        let portions = n.div_ceil(portion_len);
-        let max_tiles = n.min(portion_len).div_ceil(tile);
+        // Portions of equal tile counts (at most the policy's): each pass launch zeroes the
+        // next launch's tile status, a share per block, so a short portion beside a long one
+        // would leave one block zeroing a whole portion's status (2^30 u32 keys in one portion
+        // of 2^30 - 4096 and one of 4096: 61 ms on an H100 against 25 balanced).
+        let tiles = n.div_ceil(tile);
+        let per_portion = tiles.div_ceil(tiles.div_ceil(policy.tiles_per_portion()));
+        let portion_len = per_portion * tile;
+        let portions = tiles.div_ceil(per_portion);
+        let max_tiles = per_portion;
         let digits = policy.digits() as u64;
         let mut c = Carver::default();
         let spare_keys = c.take(job.n * job.key.size);

@@ -44,22 +44,28 @@
 //! # Performance
 //! The fast sort moves about 4 + 8 × (passes) bytes per 4-byte key (36 for 32-bit keys, 4
 //! passes), the budget of CUB's Onesweep; passes whose digit is constant are skipped (u64 keys
-//! below 2^31: 4 passes instead of 8). NVIDIA H100 80GB HBM3 (device-to-device copy 2.97 TB/s),
+//! below 2^31: 4 passes instead of 8). NVIDIA H100 80GB HBM3 (device-to-device copy 2.99 TB/s),
 //! kernel only, median of 7 to 31 runs, input restored and L2 flushed before each
-//! (`gpu-sorts/examples/radix_bench.rs tune`):
+//! (`gpu-sorts/examples/radix_bench.rs table`):
 //!
 //! | keys | 2^20 | 2^24 | 2^28 |
 //! |---|---|---|---|
-//! | u32, uniform in 0..2^31 | 0.078 ms | 0.492 ms | 7.04 ms (38.1 Gkeys/s) |
-//! | u32, random bits | 0.078 ms | 0.499 ms | 7.15 ms |
-//! | f32, random bits | 0.079 ms | 0.498 ms | 7.16 ms |
-//! | u32 / u32 pairs, uniform | 0.097 ms | 0.695 ms | 9.86 ms (27.2 Gkeys/s) |
-//! | u64, uniform in 0..2^31 (4 passes skipped) | 0.103 ms | 0.705 ms | 10.1 ms |
-//! | u64, random bits | 0.159 ms | 1.26 ms | 18.6 ms |
+//! | u32, uniform in 0..2^31 | 0.074 ms | 0.451 ms | 6.32 ms (42.5 Gkeys/s) |
+//! | u32, random bits | 0.074 ms | 0.454 ms | 6.38 ms |
+//! | u32 / u32 pairs, uniform | 0.086 ms | 0.673 ms | 9.80 ms (27.4 Gkeys/s) |
+//! | u64, uniform in 0..2^31 (4 passes skipped) | 0.101 ms | 0.698 ms | 10.0 ms |
+//! | u64, random bits | 0.153 ms | 1.24 ms | 18.3 ms |
 //!
-//! A pass over 2^28 u32 keys takes about 1.7 ms (1.2 TB/s of the 2.97 a copy reaches); the
-//! histogram, plan and launches about 0.15 ms. Satish's sort: 0.157 ms at 2^20, 1.14 ms at
-//! 2^24; the one-bit sort 0.695 ms and 4.22 ms (u32 keys).
+//! Against CUB's `DeviceRadixSort` in the same run (`scripts/bench-gpu radix`, whole calls,
+//! uniform keys; > 1: sortlab faster): u32 keys 0.97 at 2^20, 1.12 at 2^22, 1.05 at 2^24, 1.03
+//! at 2^26, 1.01 at 2^28, 1.02 at 2^30; u32/u32 pairs 0.98, 1.07, 0.91, 0.87, 0.86, 0.86; u64
+//! keys 1.61 at 2^24, 1.58 at 2^28 (CUB sorts all 64 bits); f32 keys 0.93 and 0.86.
+//!
+//! A pass over 2^28 u32 keys takes about 1.5 ms (1.4 TB/s of the 2.99 a copy reaches), bound
+//! by shared-memory wavefronts (the ranking's random digits conflict about 3x) and the
+//! look-back's latency, not by device memory; the histogram, plan and launches about 0.15 ms.
+//! Satish's sort: 0.157 ms at 2^20, 1.14 ms at 2^24; the one-bit sort 0.695 ms and 4.22 ms
+//! (u32 keys).
 //!
 //! # Example
 //! ```no_run
@@ -501,6 +507,34 @@ mod tests {
         let l = fast::Layout::new(&j, &p).unwrap();
         assert!(l.portions >= 5 && l.portion_len < 1 << 30);
         assert_eq!(l.passes, 4);
+    }
+
+    /// Portions cover the input, none empty, each within the policy's tile limit, and of
+    /// nearly equal tile counts (the last within `portions` tiles of the others).
+    #[test]
+    fn portions_are_balanced() {
+        let o = RadixOptions::default();
+        let mut p = FastPolicy::for_types(4, 0);
+        let check = |n: usize, p: &FastPolicy| {
+            let j = job::<u32>(n, None, &o).unwrap().unwrap();
+            let l = fast::Layout::new(&j, p).unwrap();
+            let (n, tile) = (n as u64, p.tile_items() as u64);
+            assert_eq!(l.portion_len, l.max_tiles * tile);
+            assert!(l.max_tiles <= p.tiles_per_portion(), "{n}");
+            assert!(l.portions * l.portion_len >= n && (l.portions - 1) * l.portion_len < n);
+            let last_tiles = (n - (l.portions - 1) * l.portion_len).div_ceil(tile);
+            assert!(last_tiles + l.portions > l.max_tiles, "{n}: {l:?}");
+            l.portions
+        };
+        assert_eq!(check(1 << 29, &p), 1);
+        assert_eq!(check(1 << 30, &p), 2);
+        assert_eq!(check((1 << 30) + 1, &p), 2);
+        assert_eq!(check(3 << 30, &p), 4); // portions hold fewer than 2^30 keys
+        assert!(check((1 << 32) + 5, &p) >= 5);
+        p.portion_tiles = Some(3);
+        for tiles in [1, 2, 3, 4, 7, 10, 100] {
+            check(tiles * p.tile_items() + 1, &p);
+        }
     }
 
     #[test]
