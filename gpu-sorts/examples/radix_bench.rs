@@ -14,8 +14,8 @@
 //! Satish; `tune`: shapes × look-back windows at 2^28, the fastest per workload then timed as
 //! in `table` (and `phases`); `policies` / `policies-pairs`: the shapes listed in
 //! `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then `a`tomic-or,
-//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs (2^`RADIX_LOG2` if set). With no argument: table, phases,
-//! sweep, classic.
+//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs (2^`RADIX_LOG2` if set). With no
+//! argument: table, phases, sweep, classic.
 
 use std::error::Error;
 
@@ -527,7 +527,8 @@ fn main() -> Res<()> {
             }
         }
     }
-    // `policies` / `policies-pairs`: the shapes of RADIX_POLICIES at 2^28 (not in the default set).
+    // `policies` / `policies-pairs`: the shapes of RADIX_POLICIES at 2^RADIX_LOG2 (default 28;
+    // not in the default set).
     if args.iter().any(|a| a == "policies") {
         sweep::<u32>(&gpu, &mut flush, false, &env_policies(4, 0)?)?;
     }
