@@ -17,11 +17,13 @@ use std::time::Instant;
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions, ApproxVariant, Intervals};
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType, Order, SortKey, SortValue};
+use sortlab_primitives::{DeviceBuffer, Gpu, KeyType, Order, SortKey, SortValue};
 
 use super::bench::{median, today, BenchRow};
 use super::bench_primitives::gpu_err;
-use super::bench_slots::{buffers, copies, slot_count, time_gpu_slots};
+use super::bench_slots::{
+    buffers, copies, slot_count, time_gpu_rotating, time_gpu_slots, InputSlots,
+};
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
 use crate::backend::check;
@@ -137,10 +139,7 @@ fn one<K: CliKey>(
         let k = slot_count(gpu, 2 * bytes);
         let ins = copies(gpu, &d_in, k, &what)?;
         let mut outs = buffers::<K>(gpu, input.len(), k, &what)?;
-        let (t, _) = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
-            if restore {
-                return Ok(());
-            }
+        let (t, _) = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
             outs[s].copy_from_device(&ins[s])
         })?;
         drop((ins, outs));
@@ -224,26 +223,16 @@ fn gbps(bytes: u64, ms: f64) -> f64 {
 }
 
 /// Median of `reps` event-timed calls `step(false)` after one warm-up, with `step(true)`
-/// (restoring the input) run before every one, outside the timed region (the reproductions'
-/// timing; the bench rows rotate slots, [`time_gpu_slots`]). One closure, so both may borrow the buffers.
+/// (restoring the input) run before every one, outside the timed region: one slot of
+/// [`time_gpu_slots`] (the reproductions' timing; the bench rows rotate several). One closure,
+/// so both may borrow the buffers.
 pub(crate) fn time_gpu_restored(
     gpu: &Gpu,
     reps: u32,
     what: &str,
     mut step: impl FnMut(bool) -> sortlab_primitives::Result<()>,
 ) -> Result<f64, CliError> {
-    let err = gpu_err(what);
-    step(true).map_err(&err)?;
-    step(false).map_err(&err)?;
-    let timer = GpuTimer::new(gpu).map_err(&err)?;
-    let mut t = Vec::with_capacity(reps as usize);
-    for _ in 0..reps {
-        step(true).map_err(&err)?;
-        timer.start().map_err(&err)?;
-        step(false).map_err(&err)?;
-        t.push(timer.stop().map_err(&err)?);
-    }
-    Ok(median(&mut t))
+    time_gpu_slots(gpu, reps, what, 1, |_, restore| step(restore)).map(|(t, _)| t)
 }
 
 /// Median of `reps` timed calls of `f` on `work`, restored from `input` before each (untimed).
@@ -353,29 +342,10 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
         }
         Suite::Approx => {
             // The approximate sorts leave their input as it is: slots of inputs too.
-            // (One slot: the pristine buffers themselves.)
             let ka = slot_count(gpu, 2 * kb);
             let kp = slot_count(gpu, 2 * (kb + vb));
-            let owned_keys = if ka > 1 {
-                copies(gpu, d_in, ka, what)?
-            } else {
-                Vec::new()
-            };
-            let owned_vals = if kp > 1 {
-                copies(gpu, &d_vals, kp, what)?
-            } else {
-                Vec::new()
-            };
-            let in_keys: Vec<&DeviceBuffer<K>> = if ka > 1 {
-                owned_keys.iter().collect()
-            } else {
-                vec![d_in]
-            };
-            let in_vals: Vec<&DeviceBuffer<V>> = if kp > 1 {
-                owned_vals.iter().collect()
-            } else {
-                vec![&d_vals]
-            };
+            let in_keys = InputSlots::new(gpu, d_in, ka, what)?;
+            let in_vals = InputSlots::new(gpu, &d_vals, kp, what)?;
             // k1 >= ka, kp: enough output slots for every row of the suite.
             let mut keys = buffers::<K>(gpu, n, k1, what)?;
             let mut values = buffers::<V>(gpu, n, kp, what)?;
@@ -389,15 +359,10 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                     };
                     let algo = format!("approx-{}-{}", variant.name(), boundaries.name());
                     let mut result = None;
-                    let (t, last) = time_gpu_slots(gpu, reps, what, ka, |s, restore| {
-                        if !restore {
-                            result = Some(approxsort::approx_sort_into(
-                                gpu,
-                                in_keys[s],
-                                &mut keys[s],
-                                &opts,
-                            )?);
-                        }
+                    let (t, last) = time_gpu_rotating(gpu, reps, what, ka, |s| {
+                        let r =
+                            approxsort::approx_sort_into(gpu, in_keys.get(s), &mut keys[s], &opts)?;
+                        result = Some(r);
                         Ok(())
                     })?;
                     let r = result.ok_or_else(|| wrong(&algo, "no result"))?;
@@ -411,14 +376,11 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                         opts.intervals
                     ));
                     out.push::<K>(algo.clone(), "gpu", "approx_sort_keys", None, 0, t);
-                    let (t, _) = time_gpu_slots(gpu, reps, what, kp, |s, restore| {
-                        if restore {
-                            return Ok(());
-                        }
+                    let (t, _) = time_gpu_rotating(gpu, reps, what, kp, |s| {
                         approxsort::approx_sort_pairs_into(
                             gpu,
-                            in_keys[s],
-                            in_vals[s],
+                            in_keys.get(s),
+                            in_vals.get(s),
                             &mut keys[s],
                             &mut values[s],
                             &opts,
@@ -453,10 +415,8 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                 b.copy_from_device(d_in).map_err(&err)?;
             }
             let mut k = 0;
-            let (t, _) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
-                if !restore {
-                    k = sortlab_roughsort::radius(gpu, &keys[s], order).map_err(rough_err)?;
-                }
+            let (t, _) = time_gpu_rotating(gpu, reps, what, k1, |s| {
+                k = sortlab_roughsort::radius(gpu, &keys[s], order).map_err(rough_err)?;
                 Ok(())
             })?;
             let want = sortlab_cpu_reference::rough::radius(input, order);

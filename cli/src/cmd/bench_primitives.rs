@@ -20,7 +20,7 @@ use sortlab_primitives::scan::{self, scan_with_scratch, Direction, ScanKind, Sca
 use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType};
 
 use super::bench::{median, today, BenchRow};
-use super::bench_slots::{buffers, copies, slot_count, time_gpu_slots};
+use super::bench_slots::{buffers, copies, slot_count, time_gpu_rotating};
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
 use crate::backend::gen::generate;
@@ -189,10 +189,7 @@ fn bench_one<K: CliKey + ReduceKey>(
         drop(d_in);
         let mut outs = buffers::<K>(gpu, input.len(), k, &what)?;
         // The bandwidth reference: a device-to-device copy of the same bytes.
-        let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
-            if restore {
-                return Ok(());
-            }
+        let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
             outs[s].copy_from_device(&ins[s])
         })?
         .0;
@@ -213,10 +210,7 @@ fn bench_one<K: CliKey + ReduceKey>(
         for v in ReduceVariant::ALL {
             let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Sum, v);
             let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
-            let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
-                if restore {
-                    return Ok(());
-                }
+            let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
                 reduce_sum_into(gpu, &ins[s], v, &mut d_sum, Some(&mut scratch))
             })?
             .0;
@@ -251,10 +245,7 @@ fn bench_one<K: CliKey + ReduceKey>(
         let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Min, fast);
         let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
         let mut d_min = DeviceBuffer::<K>::alloc(gpu, 1).map_err(gpu_err(&what))?;
-        let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
-            if restore {
-                return Ok(());
-            }
+        let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
             reduce_min_into(gpu, &ins[s], fast, &mut d_min, Some(&mut scratch)).map(|_| ())
         })?
         .0;
@@ -283,10 +274,7 @@ fn bench_one<K: CliKey + ReduceKey>(
                 }
                 let bytes = scan::scratch_bytes::<K>(gpu, input.len(), v);
                 let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
-                let t = time_gpu_slots(gpu, ctx.reps, &what, k, |s, restore| {
-                    if restore {
-                        return Ok(());
-                    }
+                let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
                     scan_with_scratch(
                         gpu,
                         &ins[s],

@@ -96,6 +96,58 @@ pub(crate) fn time_gpu_slots(
     Ok((median(&mut t), (reps - 1) % k))
 }
 
+/// [`time_gpu_slots`] for calls that leave their input as it was (nothing to restore): the
+/// median of `reps` timed `call(slot)` and the last call's slot.
+pub(crate) fn time_gpu_rotating(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    k: usize,
+    mut call: impl FnMut(usize) -> sortlab_primitives::Result<()>,
+) -> Result<(f64, usize), CliError> {
+    time_gpu_slots(
+        gpu,
+        reps,
+        what,
+        k,
+        |s, restore| {
+            if restore {
+                Ok(())
+            } else {
+                call(s)
+            }
+        },
+    )
+}
+
+/// Slots of an input that calls only read: `k` copies of the pristine buffer, or, when one slot
+/// spans the L2 caches already (`k <= 1`), the pristine buffer itself (no copy).
+pub(crate) struct InputSlots<'a, T: DeviceCopy> {
+    pristine: &'a DeviceBuffer<T>,
+    copies: Vec<DeviceBuffer<T>>,
+}
+
+impl<'a, T: DeviceCopy> InputSlots<'a, T> {
+    pub(crate) fn new(
+        gpu: &Gpu,
+        pristine: &'a DeviceBuffer<T>,
+        k: usize,
+        what: &str,
+    ) -> Result<Self, CliError> {
+        let copies = if k > 1 {
+            copies(gpu, pristine, k, what)?
+        } else {
+            Vec::new()
+        };
+        Ok(InputSlots { pristine, copies })
+    }
+
+    /// The input of slot `s`.
+    pub(crate) fn get(&self, s: usize) -> &DeviceBuffer<T> {
+        self.copies.get(s).unwrap_or(self.pristine)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::slots_for;
