@@ -46,7 +46,6 @@
 //                     the tile kernels' launch bounds)
 //   WIDE_THREADS, WIDE_ITEMS, WIDE_BLOCKS_PER_SM   the wide scatter's tile (WIDE_THREADS *
 //                     WIDE_ITEMS keys) and launch bounds
-//   CLUSTER_BLOCKS    the cluster scatter's blocks a cluster (0 or 1: no cluster kernels)
 //   REDUCE_THREADS, REDUCE_UNROLL     approx_minmax: block size, 16-byte vectors per thread in
 //                     flight
 //   SORT_THREADS, SORT_ITEMS, SORT_RADIX_BITS   sort_block_list's tile and digit
@@ -93,9 +92,6 @@
 #endif
 #ifndef WIDE_BLOCKS_PER_SM
 #define WIDE_BLOCKS_PER_SM 1
-#endif
-#ifndef CLUSTER_BLOCKS
-#define CLUSTER_BLOCKS 8
 #endif
 #ifndef SORT_THREADS
 #define SORT_THREADS 256
@@ -824,6 +820,13 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 // interval, 1.3 million write fronts at once (132 blocks), each advancing a few bytes a tile;
 // their partial sectors leave L2 before they fill (measured on an H100, 2^28 keys: 10.5 ms, at
 // tiles of 16,384; 1000 intervals: 2.4 ms). Claims share one front per interval.
+// Why not one pass by thread-block clusters (sm_90; commit 04724f4 holds the code): blocks of a
+// cluster exchanging counts through distributed shared memory, claiming each interval once per
+// cluster tile and writing adjacent parts of its run at once, took 5.30-5.54 ms for the whole
+// sort at 2-8 blocks a cluster (7.32 at 16; pairs 9.45-12.7) against 3.53 for the two wide
+// passes (pairs 5.15): a block's runs are still ~1.6 keys, so every warp's store meets ~20
+// sectors. Grouping the cluster's keys by interval across the blocks' shared memory first (runs
+// of ~13 keys at 8 blocks) took 5.91 (pairs 9.36): one remote 4-byte store a key.
 //
 // Measured and not kept (H100, 2^28 u32, 10,000 equal-width intervals, same run): the next whole
 // tile's keys brought into a second shared buffer by one bulk copy (sortlab/block/bulk_copy.cuh)
@@ -1003,204 +1006,6 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, 1u};
     scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out);
 }
-
-// ---- The cluster scatter (compute capability 9.0+): one pass into all m intervals by clusters
-// of C = CLUSTER_BLOCKS blocks, each block a tile of WIDE_TILE keys. The blocks of a cluster
-// exchange their counts through distributed shared memory and claim each interval's run once for
-// the whole cluster, so the C blocks write adjacent parts of one run at the same time (and the
-// next cluster's claim follows on): one write front per interval, as the wide fine pass has,
-// without a coarse pass before it. Dynamic shared memory (cluster_shared_bytes in kernels.rs):
-//   ccnt[m4 * 4]     u32           per interval: this block's count (m4 = ceil(m / 4): groups of
-//                                  four intervals read as one 16-byte word), then its run's end
-//                                  in the staged tile
-//   cplace[m4 * 4]   SharedOffset  per interval: where this block's first key goes (written by
-//                                  the interval's owner), then place - run start
-//   ckey[WIDE_TILE]  Key           the tile, grouped by interval
-//   cval[WIDE_TILE]  Value         (HAS_VALUES) its values
-// Per cluster tile (two cluster barriers):
-//   1. every key's rank among the block's keys of its interval (a shared atomic; keys and ranks
-//      stay in registers); barrier;
-//   2. block q owns the interval groups [q * m4 / C, (q + 1) * m4 / C): it reads their counts
-//      in every block (16-byte remote loads), claims each interval's run with one global atomic
-//      and writes each block's first place into that block's cplace; barrier;
-//   3. every block scans its counts (run ends) and stages its tile grouped by interval;
-//   4. written in order (consecutive threads, consecutive places inside a run) while the next
-//      tile's keys load into registers.
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CLUSTER_BLOCKS > 1
-static_assert(CLUSTER_BLOCKS <= WARP_THREADS, "CLUSTER_BLOCKS: at most a warp of blocks");
-__device__ __forceinline__ u32 cluster_rank() {
-    u32 r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ u32 cluster_index() {
-    u32 r;
-    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ u32 cluster_count() {
-    u32 r;
-    asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
-    return r;
-}
-// Every thread of every block of the cluster: writes before are visible to reads after.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// The generic address of `p` (this block's shared memory) in block `rank` of the cluster.
-template <typename T> __device__ __forceinline__ T* in_block(T* p, u32 rank) {
-    u64 out;
-    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<u64>(p)), "r"(rank));
-    return reinterpret_cast<T*>(out);
-}
-
-template <typename MapT>
-__device__ __forceinline__ void scatter_cluster(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
-                                                u32 m, const u64* bounds, Claim* claimed, KEY_T* keys_out,
-                                                Value* vals_out) {
-    typedef sortlab::BlockScan<u32, WIDE_THREADS> Scan;
-    __shared__ typename Scan::TempStorage scan_tmp;
-    constexpr u32 C = CLUSTER_BLOCKS;
-    const u32 m4 = (m + 3) / 4;  // groups of 4 intervals (16-byte remote accesses)
-    u32* ccnt = reinterpret_cast<u32*>(approx_smem);
-    unsigned char* at = approx_smem + align16((u64)m4 * 4 * sizeof(u32));
-    SharedOffset* cplace = reinterpret_cast<SharedOffset*>(at);
-    at += align16((u64)m4 * 4 * sizeof(SharedOffset));
-    Key* ckey = reinterpret_cast<Key*>(at);
-#if HAS_VALUES
-    at += align16((u64)WIDE_TILE * sizeof(Key));
-    Value* cval = reinterpret_cast<Value*>(at);
-#endif
-    const u32 tid = threadIdx.x;
-    const u32 me = cluster_rank();
-    const u64 ctile = (u64)C * WIDE_TILE;
-    const u64 tiles = (n + ctile - 1) / ctile;
-    // This block's groups of intervals (their claims), and a contiguous run of intervals per
-    // thread for the block's own scan.
-    const u32 g0 = (u32)((u64)m4 * me / C);
-    const u32 g1 = (u32)((u64)m4 * (me + 1) / C);
-    const u32 per = (m + WIDE_THREADS - 1) / WIDE_THREADS;
-    const u32 b0 = min(m, tid * per);
-    const u32 b1 = min(m, b0 + per);
-    for (u32 b = tid; b < m4 * 4; b += WIDE_THREADS) ccnt[b] = 0;
-    __syncthreads();
-    const bool aligned = (reinterpret_cast<u64>(keys_in) % VECTOR_BYTES) == 0;
-    KEY_T k[WIDE_ITEMS];
-    u64 t = cluster_index();
-    const u64 t_step = cluster_count();
-    auto start_of = [&](u64 tile) -> u64 { return tile * ctile + (u64)me * WIDE_TILE; };
-    auto valid_of = [&](u64 tile) -> u32 {
-        const u64 s = start_of(tile);
-        return s < n ? (u32)min((u64)WIDE_TILE, n - s) : 0u;
-    };
-    if (t < tiles && valid_of(t)) wide_load(keys_in, start_of(t), valid_of(t), aligned, k);
-    for (; t < tiles; t += t_step) {
-#if HAS_VALUES
-        const u64 start = start_of(t);
-#endif
-        const u32 valid = valid_of(t);
-        // 1. Ranks among this block's keys of each interval.
-        u32 r[WIDE_ITEMS];
-#pragma unroll
-        for (int i = 0; i < WIDE_ITEMS; ++i) {
-            r[i] = wide_item(i) < valid ? atomicAdd(ccnt + map.bin(k[i]), 1u) : 0u;
-        }
-        cluster_sync();
-        // 2. The owned intervals: one claim each for the whole cluster's keys, every block's
-        // first place written into that block's cplace.
-        for (u32 g = g0 + tid; g < g1; g += WIDE_THREADS) {
-            uint4 c[C];
-#pragma unroll
-            for (u32 j = 0; j < C; ++j) c[j] = *in_block(reinterpret_cast<uint4*>(ccnt) + g, j);
-            u32 total[4] = {0, 0, 0, 0};
-#pragma unroll
-            for (u32 j = 0; j < C; ++j) {
-                total[0] += c[j].x;
-                total[1] += c[j].y;
-                total[2] += c[j].z;
-                total[3] += c[j].w;
-            }
-            SharedOffset place[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const u32 b = g * 4 + q;
-                place[q] = 0;
-                if (total[q]) place[q] = (SharedOffset)(bounds[b] + (u64)atomicAdd(claimed + b, (Claim)total[q]));
-            }
-#pragma unroll
-            for (u32 j = 0; j < C; ++j) {
-                SharedOffset* dst = in_block(cplace + (u64)g * 4, j);
-#if SMALL_OFFSETS
-                *reinterpret_cast<uint4*>(dst) = make_uint4(place[0], place[1], place[2], place[3]);
-#else
-                reinterpret_cast<ulonglong2*>(dst)[0] = make_ulonglong2(place[0], place[1]);
-                reinterpret_cast<ulonglong2*>(dst)[1] = make_ulonglong2(place[2], place[3]);
-#endif
-                place[0] += c[j].x;
-                place[1] += c[j].y;
-                place[2] += c[j].z;
-                place[3] += c[j].w;
-            }
-        }
-        cluster_sync();
-        // 3. The block's runs (ccnt becomes each run's end; cplace, place - run start), then the
-        // tile staged grouped by interval.
-        u32 sum = 0;
-        for (u32 b = b0; b < b1; ++b) sum += ccnt[b];
-        u32 total;
-        u32 off = Scan::exclusive_scan(sum, 0u, sortlab::Sum(), total, scan_tmp);
-        for (u32 b = b0; b < b1; ++b) {
-            const u32 c = ccnt[b];
-            cplace[b] = (SharedOffset)(cplace[b] - (SharedOffset)off);
-            off += c;
-            ccnt[b] = off;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < WIDE_ITEMS; ++i) {
-            const u32 e = wide_item(i);
-            if (e < valid) {
-                const u32 slot = ccnt[map.bin(k[i])] - 1u - r[i];
-                ckey[slot] = k[i];
-#if HAS_VALUES
-                cval[slot] = vals_in[start + e];
-#endif
-            }
-        }
-        __syncthreads();
-        // 4. Write in order (consecutive threads, consecutive places inside a run: the cluster's
-        // blocks write adjacent parts of each interval's run at once); the next tile loads.
-        const u64 next = t + t_step;
-        if (next < tiles && valid_of(next)) wide_load(keys_in, start_of(next), valid_of(next), aligned, k);
-        for (u32 s = tid; s < valid; s += WIDE_THREADS) {
-            const Key key = ckey[s];
-            const u64 pos = (u64)(SharedOffset)(cplace[map.bin(key)] + (SharedOffset)s);
-            keys_out[pos] = key;
-#if HAS_VALUES
-            vals_out[pos] = cval[s];
-#endif
-        }
-        for (u32 b = tid; b < m; b += WIDE_THREADS) ccnt[b] = 0;
-        __syncthreads();
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(WIDE_THREADS, 1)
-approx_cluster_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
-                     Bits flip, u32 m, const u64* bounds, Claim* claimed, KEY_T* __restrict__ keys_out,
-                     Value* __restrict__ vals_out) {
-    const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, 1u};
-    scatter_cluster(keys_in, vals_in, n, map, m, bounds, claimed, keys_out, vals_out);
-}
-extern "C" __global__ void __launch_bounds__(WIDE_THREADS, 1)
-approx_cluster_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
-                       const Bits* splitters, Bits flip, u32 m, const u64* bounds, Claim* claimed,
-                       KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
-    const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, 1u};
-    scatter_cluster(keys_in, vals_in, n, map, m, bounds, claimed, keys_out, vals_out);
-}
-#endif
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after
 // the scan, out[bounds[idx[i]] + off[i]] = key i. Grid-stride, one key per thread. ----

@@ -93,16 +93,6 @@ impl Kernels {
         part(m * 4) + part(m * offset) + part(t * self.key_size) + part(t * self.value_size)
     }
 
-    /// Dynamic shared memory of the cluster scatter over `m` intervals: `scatter_cluster` of
-    /// `approx.cu`.
-    pub(crate) fn cluster_shared_bytes(&self, m: usize) -> usize {
-        let t = self.policy.wide_tile();
-        let offset = if self.small_offsets { 4 } else { 8 };
-        let part = |bytes: usize| bytes.div_ceil(16) * 16;
-        let m4 = m.div_ceil(4) * 4;
-        part(m4 * 4) + part(m4 * offset) + part(t * self.key_size) + part(t * self.value_size)
-    }
-
     pub(crate) fn sms(&self) -> usize {
         self.gpu.info().multiprocessors as usize
     }

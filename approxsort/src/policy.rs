@@ -3,7 +3,7 @@
 use sortlab_primitives::{Defines, Gpu, Policy};
 
 /// Launch policy and thresholds of `approx.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`,
-/// `BLOCKS_PER_SM`, `WIDE_THREADS`, `WIDE_ITEMS`, `WIDE_BLOCKS_PER_SM`, `CLUSTER_BLOCKS`, `REDUCE_THREADS`,
+/// `BLOCKS_PER_SM`, `WIDE_THREADS`, `WIDE_ITEMS`, `WIDE_BLOCKS_PER_SM`, `REDUCE_THREADS`,
 /// `REDUCE_UNROLL`, `SORT_THREADS`, `SORT_ITEMS`, `SORT_RADIX_BITS`; the other fields are
 /// host-side).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,12 +41,6 @@ pub struct ApproxPolicy {
     /// Up to this many intervals the wide scatter is one pass; beyond, a coarse pass into about
     /// `sqrt(intervals)` bins, then a fine pass.
     pub wide_one_pass_max: usize,
-    /// Cluster scatter (compute capability 9.0+): blocks a thread-block cluster (2 to 16; 0 or
-    /// 1: never). Where it is used (more than [`ApproxPolicy::direct_max_intervals`] intervals,
-    /// its shared memory as the wide scatter's, and whole clusters fit the device) it replaces
-    /// the two wide passes with one: each cluster groups its `cluster_blocks` wide tiles by
-    /// interval in distributed shared memory and writes every interval's keys as one run.
-    pub cluster_blocks: u32,
     /// Min-max and helper kernels: threads per block (a power of two).
     pub reduce_threads: u32,
     /// Min-max: 16-byte vector loads each thread keeps in flight.
@@ -104,10 +98,6 @@ const WIDE_ITEMS_LARGE: u32 = 8;
 const WIDE_BLOCKS_PER_SM: u32 = 1;
 const WIDE_MAX_INTERVALS: usize = 1 << 17;
 const WIDE_ONE_PASS_MAX: usize = 0;
-/// Cluster scatter: off (measured slower than the wide two-pass scatter on an H100, 2^28 `u32`
-/// keys, 10,000 intervals, whole sort, keys / pairs: 5.30-5.54 ms / 9.45-10.2 at 2-8 blocks a
-/// cluster, 7.32 / 12.7 at 16, against 3.53 / 5.15 for the wide two passes).
-const CLUSTER_BLOCKS: u32 = 0;
 /// Min-max: as the primitives' fast reduce (256 threads, 4 vectors in flight, 8 blocks/SM).
 const REDUCE_THREADS: u32 = 256;
 const REDUCE_UNROLL: u32 = 4;
@@ -132,7 +122,7 @@ impl ApproxPolicy {
     /// The policy for keys of `key_size` bytes with values of `value_size` bytes (0 for keys
     /// only) on a device of compute capability `cc` (the same on every architecture sortlab
     /// supports, Volta and later, for now).
-    pub fn for_arch(key_size: usize, value_size: usize, cc: (u32, u32)) -> Self {
+    pub fn for_arch(key_size: usize, value_size: usize, _cc: (u32, u32)) -> Self {
         ApproxPolicy {
             block_threads: if key_size + value_size <= 8 {
                 BLOCK_THREADS_SMALL
@@ -152,7 +142,6 @@ impl ApproxPolicy {
             wide_blocks_per_sm: WIDE_BLOCKS_PER_SM,
             wide_max_intervals: WIDE_MAX_INTERVALS,
             wide_one_pass_max: WIDE_ONE_PASS_MAX,
-            cluster_blocks: if cc.0 >= 9 { CLUSTER_BLOCKS } else { 0 },
             reduce_threads: REDUCE_THREADS,
             reduce_unroll: REDUCE_UNROLL,
             reduce_blocks_per_sm: REDUCE_BLOCKS_PER_SM,
@@ -196,7 +185,6 @@ impl Policy for ApproxPolicy {
             .set("WIDE_THREADS", self.wide_threads)
             .set("WIDE_ITEMS", self.wide_items)
             .set("WIDE_BLOCKS_PER_SM", self.wide_blocks_per_sm)
-            .set("CLUSTER_BLOCKS", self.cluster_blocks)
             .set("REDUCE_THREADS", self.reduce_threads)
             .set("REDUCE_UNROLL", self.reduce_unroll)
             .set("SORT_THREADS", self.sort_threads)

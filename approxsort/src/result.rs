@@ -29,12 +29,6 @@ pub enum ApproxPath {
     /// `sqrt(intervals)` coarse bins, then one of those into the intervals (one global atomic
     /// per interval and tile).
     WideTwoPass,
-    /// [`crate::ApproxVariant::Fast`] where [`ApproxPath::WideTwoPass`] would run, on a device
-    /// with thread-block clusters (compute capability 9.0+) and a policy that takes them
-    /// ([`crate::ApproxPolicy::cluster_blocks`]): counts per chunk, then one scatter pass in
-    /// which each cluster of blocks groups its tiles by interval in distributed shared memory
-    /// (one global atomic per interval and cluster tile).
-    Cluster,
     /// [`crate::ApproxVariant::Fast`] with more intervals than shared memory holds:
     /// warp-aggregated global atomics per key.
     GlobalAtomics,

@@ -6,8 +6,7 @@ use sortlab_primitives::scan::{scan_in_place, Direction, ScanKind, ScanOp, ScanV
 use std::sync::OnceLock;
 
 use sortlab_primitives::{
-    DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KeyBits, LaunchConfig, Result, SortKey,
-    SortValue,
+    DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KeyBits, Result, SortKey, SortValue,
 };
 
 use crate::kernels::{value_type, Kernels};
@@ -145,14 +144,6 @@ pub(crate) enum Plan {
         chunk: usize,
         split: usize,
     },
-    /// Counts per chunk as the wide plan's (`grid` blocks of `chunk` keys, `split` blocks a
-    /// chunk), then one cluster scatter of `clusters` resident clusters into the intervals.
-    Cluster {
-        grid: usize,
-        chunk: usize,
-        split: usize,
-        clusters: usize,
-    },
 }
 
 /// The tiles of a scatter pass: the staged kernels' (`tile_items` keys, several blocks a
@@ -221,7 +212,6 @@ impl Plan {
             Plan::Scatter {
                 tiles: Tiles::Wide, ..
             } => ApproxPath::WideTwoPass,
-            Plan::Cluster { .. } => ApproxPath::Cluster,
         }
     }
 }
@@ -255,7 +245,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
     let wide_pays = !(opts.boundaries == Intervals::Sampled && kern.value_size == 0);
     if wide_pays {
         if let Some(wide) = wide_plan(kern, n, m, optin) {
-            return Ok(cluster_plan(kern, n, m, opts.boundaries, wide)?.unwrap_or(wide));
+            return Ok(wide);
         }
     }
     let fits = m <= p.shared_max_intervals
@@ -337,57 +327,6 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
         chunk,
         split,
     })
-}
-
-/// The cluster scatter's plan in place of the wide plan `wide` (whose count grid it keeps), when
-/// the policy and device take clusters and at least one cluster fits.
-fn cluster_plan(
-    kern: &Kernels,
-    n: usize,
-    m: usize,
-    boundaries: Intervals,
-    wide: Plan,
-) -> Result<Option<Plan>> {
-    let p = &kern.policy;
-    let blocks = p.cluster_blocks as usize;
-    let Plan::Scatter {
-        grid, chunk, split, ..
-    } = wide
-    else {
-        return Ok(None);
-    };
-    let gpu = &kern.gpu;
-    let optin = gpu
-        .info()
-        .shared_per_block_optin
-        .saturating_sub(SHARED_RESERVE);
-    if blocks < 2
-        || blocks > sortlab_primitives::MAX_CLUSTER_BLOCKS as usize
-        || gpu.info().compute_capability < (9, 0)
-        || kern.cluster_shared_bytes(m) > optin
-    {
-        return Ok(None);
-    }
-    let cfg = LaunchConfig::linear(p.cluster_blocks, p.wide_threads)
-        .with_shared(kern.cluster_shared_bytes(m) as u32)
-        .with_cluster(p.cluster_blocks);
-    let fit = kern
-        .kernel(&format!("approx_cluster_{}", mode_name(boundaries)))?
-        .max_active_clusters(&cfg)? as usize;
-    if fit == 0 {
-        return Ok(None);
-    }
-    let tiles = n.div_ceil(blocks * p.wide_tile());
-    let clusters = fit
-        .min(tiles)
-        .min(kern.gpu.info().max_grid_x as usize / blocks)
-        .max(1);
-    Ok(Some(Plan::Cluster {
-        grid,
-        chunk,
-        split,
-        clusters,
-    }))
 }
 
 /// Where one run reads and writes (device addresses; values 0 for keys only; tmp: the
@@ -512,7 +451,10 @@ fn run<K: SortKey>(
         }
     };
     phases.mark("min-max or splitters");
-    let mode = mode_name(opts.boundaries);
+    let mode = match opts.boundaries {
+        Intervals::EqualWidth => "equal",
+        Intervals::Sampled => "sampled",
+    };
     let counts = boundaries.ptr().addr();
     let claimed = ws + layout.claimed as u64;
     let stride_grid = kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM);
@@ -617,46 +559,6 @@ fn run<K: SortKey>(
             };
             phases.mark("scatter");
         }
-        Plan::Cluster {
-            grid,
-            chunk,
-            split,
-            clusters,
-        } => {
-            // The counts of all m intervals as one coarse bin of the wide plan's chunks.
-            let matrix = count_chunks(
-                kern, mode, keys_in, n, map_ptr, flip, m, m, 1, grid, chunk, split, counts,
-            )?;
-            drop(matrix);
-            phases.mark("count");
-            scan(&mut boundaries)?;
-            phases.mark("scan");
-            let blocks = p.cluster_blocks;
-            let mut args = KernelArgs::new();
-            args.push(keys_in)
-                .push(io.vals_in)
-                .push(n as u64)
-                .push(map_ptr)
-                .push(flip)
-                .push(m as u32)
-                .push(counts)
-                .push(claimed)
-                .push(io.keys_out)
-                .push(io.vals_out);
-            let cfg = LaunchConfig::linear(clusters as u32 * blocks, p.wide_threads)
-                .with_shared(kern.cluster_shared_bytes(m) as u32)
-                .with_cluster(blocks);
-            // SAFETY: `approx_cluster_{equal,sampled}(const KEY_T*, const Value*, u64, const
-            // Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads keys (values)
-            // 0..n; each interval receives exactly its count at bounds[i] .. bounds[i + 1]
-            // (claims, zeroed above, never exceed it); the output does not overlap the input;
-            // shared memory as cluster_shared_bytes(m) (fits: plan).
-            unsafe {
-                kern.kernel(&format!("approx_cluster_{mode}"))?
-                    .launch(cfg, &args)?
-            };
-            phases.mark("cluster scatter");
-        }
         Plan::Scatter {
             tiles,
             f,
@@ -667,9 +569,33 @@ fn run<K: SortKey>(
         } => {
             let (coarse_kernel, fine_kernel) = tiles.kernels();
             let (threads, tile, wanted) = tiles.shape(p);
-            let mut matrix = count_chunks(
-                kern, mode, keys_in, n, map_ptr, flip, m, f, coarse, grid, chunk, split, counts,
-            )?;
+            let mut matrix = DeviceBuffer::<u64>::zeroed(gpu, coarse * grid + 1)?;
+            let mut args = KernelArgs::new();
+            args.push(keys_in)
+                .push(n as u64)
+                .push(map_ptr)
+                .push(flip)
+                .push(m as u32)
+                .push(f as u32)
+                .push(coarse as u32)
+                .push((chunk / split) as u64)
+                .push(split as u32)
+                .push(counts)
+                .ptr(matrix.ptr());
+            // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
+            // u32, u32, u64, u32, u64*, u64*)`: block b reads its part of chunk / split keys
+            // (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split] for j <
+            // coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of dynamic
+            // shared memory (fits: plan).
+            unsafe {
+                kern.launch(
+                    &format!("approx_count_{mode}"),
+                    (grid * split) as u32,
+                    p.block_threads,
+                    m * 4,
+                    &args,
+                )?
+            };
             phases.mark("count");
             scan(&mut boundaries)?;
             scan(&mut matrix)?;
@@ -754,62 +680,6 @@ fn run<K: SortKey>(
     drop(paper_mm);
     result.boundaries = boundaries;
     Ok(result)
-}
-
-/// Counts the keys per interval (into `counts`, zeroed) and per chunk and coarse bin of `f`
-/// intervals: `grid` chunks of `chunk` keys, each counted by `split` blocks. Returns the matrix
-/// of chunk counts (`coarse * grid + 1` words, bin-major).
-#[allow(clippy::too_many_arguments)]
-fn count_chunks(
-    kern: &Kernels,
-    mode: &str,
-    keys_in: u64,
-    n: usize,
-    map_ptr: u64,
-    flip: u64,
-    m: usize,
-    f: usize,
-    coarse: usize,
-    grid: usize,
-    chunk: usize,
-    split: usize,
-    counts: u64,
-) -> Result<DeviceBuffer<u64>> {
-    let matrix = DeviceBuffer::<u64>::zeroed(&kern.gpu, coarse * grid + 1)?;
-    let mut args = KernelArgs::new();
-    args.push(keys_in)
-        .push(n as u64)
-        .push(map_ptr)
-        .push(flip)
-        .push(m as u32)
-        .push(f as u32)
-        .push(coarse as u32)
-        .push((chunk / split) as u64)
-        .push(split as u32)
-        .push(counts)
-        .ptr(matrix.ptr());
-    // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32, u32, u32,
-    // u64, u32, u64*, u64*)`: block b reads its part of chunk / split keys (inside 0..n), adds to
-    // counts[0..m) and to matrix[j * grid + b / split] for j < coarse (the matrix holds coarse *
-    // grid + 1 words, zeroed); m u32 counts of dynamic shared memory (fits: plan).
-    unsafe {
-        kern.launch(
-            &format!("approx_count_{mode}"),
-            (grid * split) as u32,
-            kern.policy.block_threads,
-            m * 4,
-            &args,
-        )?
-    };
-    Ok(matrix)
-}
-
-/// The kernel name suffix of an interval map.
-fn mode_name(boundaries: Intervals) -> &'static str {
-    match boundaries {
-        Intervals::EqualWidth => "equal",
-        Intervals::Sampled => "sampled",
-    }
 }
 
 fn check_len(what: &str, expected: usize, actual: usize) -> Result<()> {

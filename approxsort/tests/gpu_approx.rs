@@ -181,12 +181,8 @@ fn entry_points_agree() {
                     ApproxPath::SharedCounts
                 } else if intervals == 10_000 && boundaries != Intervals::Sampled {
                     // Two words per interval and the tile fit shared memory (sampled keys
-                    // alone stay staged: measured faster); clusters where the device has them.
-                    if policy.cluster_blocks > 1 && g.info().compute_capability >= (9, 0) {
-                        ApproxPath::Cluster
-                    } else {
-                        ApproxPath::WideTwoPass
-                    }
+                    // alone stay staged: measured faster).
+                    ApproxPath::WideTwoPass
                 } else {
                     ApproxPath::TwoPass
                 };
@@ -196,29 +192,23 @@ fn entry_points_agree() {
                 let b = r.boundaries_host().unwrap();
                 // The two-pass scatter where the wide one would run, and a small wide tile
                 // (several tiles a chunk, each chunk counted by several blocks).
-                // The wide scatter in one pass, and in two of small tiles; the cluster scatter
-                // of small tiles (many cluster tiles a cluster) and of 2 and 16 blocks.
-                for (wide_max, one_pass, threads, items, cluster) in [
-                    (0, 0, policy.wide_threads, policy.wide_items, 0),
-                    (usize::MAX, 0, 64, 4, 0),
-                    (usize::MAX, usize::MAX, 64, 4, 0),
+                // The wide scatter in one pass, and in two of small tiles.
+                for (wide_max, one_pass, threads, items) in [
+                    (0, 0, policy.wide_threads, policy.wide_items),
+                    (usize::MAX, 0, 64, 4),
+                    (usize::MAX, usize::MAX, 64, 4),
                     (
                         usize::MAX,
                         usize::MAX,
                         policy.wide_threads,
                         policy.wide_items,
-                        0,
                     ),
-                    (usize::MAX, 0, 64, 4, policy.cluster_blocks),
-                    (usize::MAX, 0, 128, 4, 2),
-                    (usize::MAX, 0, 64, 8, 16),
                 ] {
                     let p = ApproxPolicy {
                         wide_max_intervals: wide_max,
                         wide_one_pass_max: one_pass,
                         wide_threads: threads,
                         wide_items: items,
-                        cluster_blocks: cluster,
                         ..policy
                     };
                     let mut o2 = DeviceBuffer::<u32>::alloc(g, n).unwrap();
@@ -561,63 +551,6 @@ fn bench() {
         // Correctness of what was timed.
         let r = approx_sort_into(g, &input, &mut out, &o).unwrap();
         check_against_cpu(&host, &out.to_host().unwrap(), &r, &o);
-    }
-}
-
-/// Cluster scatter shapes at 2^SORTLAB_BENCH_MAX_LOG2 (28) uniform `u32` keys, 10,000
-/// intervals: `SORTLAB_CLUSTER_SHAPES="8x1024x16,4x1024x16,0x1024x16"` (blocks a cluster x
-/// threads x keys a thread; 0 blocks: the wide two-pass scatter), keys and pairs (`u32`
-/// values), every result checked against the CPU twin.
-#[test]
-#[ignore = "needs a CUDA device (benchmark: prints kernel times)"]
-fn cluster_shapes() {
-    let g = gpu();
-    let log2: u32 = std::env::var("SORTLAB_BENCH_MAX_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(28);
-    let shapes =
-        std::env::var("SORTLAB_CLUSTER_SHAPES").unwrap_or_else(|_| "8x1024x16,0x1024x16".into());
-    let n = 1usize << log2;
-    let host = random_u32(n, 42);
-    let vals: Vec<u32> = (0..n as u32).collect();
-    let input = DeviceBuffer::from_host(g, &host).unwrap();
-    let vin = DeviceBuffer::from_host(g, &vals).unwrap();
-    let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
-    let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
-    let o = ApproxOptions::new(10_000);
-    for shape in shapes.split(',') {
-        let v: Vec<u32> = shape.split('x').map(|x| x.parse().unwrap()).collect();
-        let set = |base: ApproxPolicy, items: u32| ApproxPolicy {
-            cluster_blocks: v[0],
-            wide_threads: v[1],
-            wide_items: items,
-            ..base
-        };
-        let pk = set(ApproxPolicy::for_device(g, 4, 0), v[2]);
-        let pp = set(ApproxPolicy::for_device(g, 4, 4), v[2]);
-        let ms = time_ms(7, |run| {
-            if run {
-                approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
-            }
-        });
-        let r = approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
-        check_against_cpu(&host, &out.to_host().unwrap(), &r, &o);
-        let pms = time_ms(7, |run| {
-            if run {
-                approx_sort_pairs_into_with_policy(g, &input, &vin, &mut out, &mut vout, &o, pp)
-                    .unwrap();
-            }
-        });
-        let r = approx_sort_pairs_into_with_policy(g, &input, &vin, &mut out, &mut vout, &o, pp)
-            .unwrap();
-        let (kh, vh) = (out.to_host().unwrap(), vout.to_host().unwrap());
-        assert!(kh.iter().zip(&vh).all(|(&k, &v)| host[v as usize] == k));
-        check_against_cpu(&host, &kh, &r, &o);
-        println!(
-            "cluster shape {shape}: keys {ms:.3} ms, pairs {pms:.3} ms, path {:?}",
-            r.path()
-        );
     }
 }
 

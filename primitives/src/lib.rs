@@ -35,6 +35,6 @@ pub use reduce::{
 };
 pub use runtime::{
     Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs, KernelScalar,
-    KernelSource, LaunchConfig, Module, Policy, MAX_CLUSTER_BLOCKS,
+    KernelSource, LaunchConfig, Module, Policy,
 };
 pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};

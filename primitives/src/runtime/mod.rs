@@ -14,5 +14,5 @@ pub use compile::{
     compile, nvrtc_available, nvrtc_version, Compiled, Defines, KernelSource, Policy,
 };
 pub use gpu::{DeviceInfo, Gpu};
-pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module, MAX_CLUSTER_BLOCKS};
+pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
 pub use timer::GpuTimer;

@@ -90,7 +90,7 @@ impl Module {
     }
 }
 
-/// Grid, block, dynamic shared memory and thread-block cluster of a launch.
+/// Grid, block and dynamic shared memory of a launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in x, y, z.
@@ -99,10 +99,6 @@ pub struct LaunchConfig {
     pub block: (u32, u32, u32),
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
-    /// Blocks per thread-block cluster along x (1: no clusters). Clusters need compute
-    /// capability 9.0 or later and a grid whose x dimension is a multiple of it; more than 8
-    /// (at most 16) is the non-portable cluster size, opted into at launch.
-    pub cluster: u32,
 }
 
 impl LaunchConfig {
@@ -112,7 +108,6 @@ impl LaunchConfig {
             grid: (blocks, 1, 1),
             block: (threads, 1, 1),
             shared_bytes: 0,
-            cluster: 1,
         }
     }
     /// The same launch with `bytes` of dynamic shared memory.
@@ -120,23 +115,7 @@ impl LaunchConfig {
         self.shared_bytes = bytes;
         self
     }
-    /// The same launch in clusters of `blocks` blocks along x (1: no clusters).
-    ///
-    /// ```
-    /// use sortlab_primitives::LaunchConfig;
-    /// let cfg = LaunchConfig::linear(64, 1024).with_cluster(8);
-    /// assert_eq!((cfg.grid.0, cfg.cluster), (64, 8));
-    /// ```
-    pub fn with_cluster(mut self, blocks: u32) -> Self {
-        self.cluster = blocks;
-        self
-    }
 }
-
-/// The largest thread-block cluster a launch may ask for (the non-portable size of Hopper).
-pub const MAX_CLUSTER_BLOCKS: u32 = 16;
-/// The largest cluster every cluster-capable device supports.
-const PORTABLE_CLUSTER_BLOCKS: u32 = 8;
 
 /// Kernel arguments, each an 8-byte slot (pointers and scalars of at most 8 bytes).
 ///
@@ -232,26 +211,6 @@ impl Kernel {
                 cfg.grid, info.max_grid_x, info.max_grid_yz, info.max_grid_yz
             ));
         }
-        if cfg.cluster != 1 {
-            if cfg.cluster == 0 || cfg.cluster > MAX_CLUSTER_BLOCKS {
-                return fail(format!(
-                    "clusters of {} blocks (1 to {MAX_CLUSTER_BLOCKS})",
-                    cfg.cluster
-                ));
-            }
-            if info.compute_capability < (9, 0) {
-                return fail(format!(
-                    "clusters need compute capability 9.0, the device has {}.{}",
-                    info.compute_capability.0, info.compute_capability.1
-                ));
-            }
-            if gx % cfg.cluster != 0 {
-                return fail(format!(
-                    "grid x {gx} is not a multiple of the cluster's {} blocks",
-                    cfg.cluster
-                ));
-            }
-        }
         let shared = cfg.shared_bytes as usize + self.inner.static_shared;
         if shared > info.shared_per_block_optin {
             return fail(format!(
@@ -271,35 +230,29 @@ impl Kernel {
     pub unsafe fn launch(&self, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
         self.check(&cfg)?;
         self.gpu.bind()?;
-        self.prepare(&cfg)?;
+        let dynamic = cfg.shared_bytes as usize;
+        if dynamic + self.inner.static_shared > self.gpu.info().shared_per_block {
+            let mut set = self
+                .inner
+                .dynamic_shared_set
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if *set < dynamic {
+                self.inner
+                    .func
+                    .set_attribute(
+                        FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        dynamic as i32,
+                    )
+                    .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
+                *set = dynamic;
+            }
+        }
         let mut slots = args.slots.clone();
         let mut params: Vec<*mut c_void> = slots
             .iter_mut()
             .map(|s| s as *mut u64 as *mut c_void)
             .collect();
-        let failed = |e: String| Error::Driver {
-            op: if cfg.cluster > 1 {
-                "cuLaunchKernelEx"
-            } else {
-                "cuLaunchKernel"
-            },
-            message: format!("`{}`: {e}", self.inner.name),
-        };
-        if cfg.cluster > 1 {
-            let mut attr = cluster_attribute(cfg.cluster);
-            let config = self.driver_config(&cfg, &mut attr);
-            // SAFETY: as below; `config` and its one attribute live across the call.
-            return unsafe {
-                cudarc::driver::sys::cuLaunchKernelEx(
-                    &config,
-                    self.inner.func.cu_function(),
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            }
-            .result()
-            .map_err(|e| failed(e.to_string()));
-        }
         // SAFETY: the caller guarantees the arguments match the kernel; each parameter points
         // to an 8-byte slot whose low bytes hold the value (little endian), alive for the call.
         unsafe {
@@ -312,100 +265,9 @@ impl Kernel {
                 &mut params,
             )
         }
-        .map_err(|e| failed(e.to_string()))
-    }
-
-    /// How many clusters of `cfg.cluster` blocks (with `cfg`'s block and shared memory) can be
-    /// resident on the device at once: the grid of a persistent cluster kernel. 0 when one
-    /// cluster does not fit.
-    pub fn max_active_clusters(&self, cfg: &LaunchConfig) -> Result<u32> {
-        self.check(cfg)?;
-        self.gpu.bind()?;
-        self.prepare(cfg)?;
-        let mut attr = cluster_attribute(cfg.cluster);
-        let config = self.driver_config(cfg, &mut attr);
-        let mut clusters: std::ffi::c_int = 0;
-        // SAFETY: `config` and its attribute live across the call; the function is loaded.
-        unsafe {
-            cudarc::driver::sys::cuOccupancyMaxActiveClusters(
-                &mut clusters,
-                self.inner.func.cu_function(),
-                &config,
-            )
-        }
-        .result()
-        .map_err(|e| Error::driver("cuOccupancyMaxActiveClusters", e))?;
-        Ok(clusters.max(0) as u32)
-    }
-
-    /// Sets the function attributes `cfg` needs: dynamic shared memory above the default, and
-    /// the non-portable cluster size.
-    fn prepare(&self, cfg: &LaunchConfig) -> Result<()> {
-        let dynamic = cfg.shared_bytes as usize;
-        let mut set = self
-            .inner
-            .dynamic_shared_set
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if dynamic + self.inner.static_shared > self.gpu.info().shared_per_block && *set < dynamic {
-            self.inner
-                .func
-                .set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    dynamic as i32,
-                )
-                .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
-            *set = dynamic;
-        }
-        if cfg.cluster > PORTABLE_CLUSTER_BLOCKS {
-            self.inner
-                .func
-                .set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                    1,
-                )
-                .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
-        }
-        Ok(())
-    }
-
-    /// The driver's launch configuration of `cfg` on this kernel's stream, with `attr`.
-    fn driver_config(
-        &self,
-        cfg: &LaunchConfig,
-        attr: &mut cudarc::driver::sys::CUlaunchAttribute,
-    ) -> cudarc::driver::sys::CUlaunchConfig {
-        cudarc::driver::sys::CUlaunchConfig {
-            gridDimX: cfg.grid.0,
-            gridDimY: cfg.grid.1,
-            gridDimZ: cfg.grid.2,
-            blockDimX: cfg.block.0,
-            blockDimY: cfg.block.1,
-            blockDimZ: cfg.block.2,
-            sharedMemBytes: cfg.shared_bytes,
-            hStream: self.gpu.cu_stream(),
-            attrs: attr,
-            numAttrs: 1,
-        }
-    }
-}
-
-/// The launch attribute of clusters of `blocks` blocks along x.
-fn cluster_attribute(blocks: u32) -> cudarc::driver::sys::CUlaunchAttribute {
-    use cudarc::driver::sys::{
-        CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue,
-        CUlaunchAttributeValue_union__bindgen_ty_1 as ClusterDim,
-    };
-    // SAFETY: a plain-data union; every member is valid when zeroed.
-    let mut value: CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-    value.clusterDim = ClusterDim {
-        x: blocks,
-        y: 1,
-        z: 1,
-    };
-    CUlaunchAttribute {
-        id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        pad: [0; 4],
-        value,
+        .map_err(|e| Error::Driver {
+            op: "cuLaunchKernel",
+            message: format!("`{}`: {e}", self.inner.name),
+        })
     }
 }
