@@ -222,19 +222,6 @@ fn gbps(bytes: u64, ms: f64) -> f64 {
     bytes as f64 / (ms / 1e3).max(f64::MIN_POSITIVE) / 1e9
 }
 
-/// Median of `reps` event-timed calls `step(false)` after one warm-up, with `step(true)`
-/// (restoring the input) run before every one, outside the timed region: one slot of
-/// [`time_gpu_slots`] (the reproductions' timing; the bench rows rotate several). One closure,
-/// so both may borrow the buffers.
-pub(crate) fn time_gpu_restored(
-    gpu: &Gpu,
-    reps: u32,
-    what: &str,
-    mut step: impl FnMut(bool) -> sortlab_primitives::Result<()>,
-) -> Result<f64, CliError> {
-    time_gpu_slots(gpu, reps, what, 1, |_, restore| step(restore)).map(|(t, _)| t)
-}
-
 /// Median of `reps` timed calls of `f` on `work`, restored from `input` before each (untimed).
 pub(crate) fn time_cpu<K: Copy>(
     reps: u32,

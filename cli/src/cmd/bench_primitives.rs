@@ -17,7 +17,7 @@ use sortlab_primitives::reduce::{
     self, reduce_min_into, reduce_sum_into, ReduceKey, ReduceOp, ReduceVariant,
 };
 use sortlab_primitives::scan::{self, scan_with_scratch, Direction, ScanKind, ScanOp, ScanVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyType};
+use sortlab_primitives::{DeviceBuffer, Gpu, KeyType};
 
 use super::bench::{median, today, BenchRow};
 use super::bench_slots::{buffers, copies, slot_count, time_gpu_rotating};
@@ -138,24 +138,6 @@ pub(crate) fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliEr
         what: what.to_string(),
         source,
     }
-}
-
-/// Times `f` on the GPU: one warm-up call, then the median of `reps` event-timed calls.
-pub(crate) fn time_gpu(
-    gpu: &Gpu,
-    reps: u32,
-    what: &str,
-    mut f: impl FnMut() -> Result<(), sortlab_primitives::Error>,
-) -> Result<f64, CliError> {
-    f().map_err(gpu_err(what))?;
-    let timer = GpuTimer::new(gpu).map_err(gpu_err(what))?;
-    let mut t = Vec::with_capacity(reps as usize);
-    for _ in 0..reps {
-        timer.start().map_err(gpu_err(what))?;
-        f().map_err(gpu_err(what))?;
-        t.push(timer.stop().map_err(gpu_err(what))?);
-    }
-    Ok(median(&mut t))
 }
 
 fn time_cpu(reps: u32, mut f: impl FnMut()) -> f64 {

@@ -120,6 +120,35 @@ pub(crate) fn time_gpu_rotating(
     )
 }
 
+/// [`time_gpu_slots`] over slots this function makes: `k` slots (as [`slot_count`] of
+/// `slot_bytes`, what one call reads plus writes), each made by `make` (its buffers) and put in
+/// place by `restore` (copies of the pristine input; a no-op for calls that only read). Returns
+/// the median of `reps` timed `call`s and the last call's slot, which holds its result. The
+/// reproductions time through this, as the bench rows through [`time_gpu_slots`].
+pub(crate) fn time_gpu_made_slots<S>(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    slot_bytes: usize,
+    mut make: impl FnMut() -> sortlab_primitives::Result<S>,
+    mut restore: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+    mut call: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+) -> Result<(f64, S), CliError> {
+    let k = slot_count(gpu, slot_bytes);
+    let mut slots = (0..k)
+        .map(|_| make())
+        .collect::<sortlab_primitives::Result<Vec<S>>>()
+        .map_err(gpu_err(what))?;
+    let (t, last) = time_gpu_slots(gpu, reps, what, k, |s, put| {
+        if put {
+            restore(&mut slots[s])
+        } else {
+            call(&mut slots[s])
+        }
+    })?;
+    Ok((t, slots.swap_remove(last)))
+}
+
 /// Slots of an input that calls only read: `k` copies of the pristine buffer, or, when one slot
 /// spans the L2 caches already (`k <= 1`), the pristine buffer itself (no copy).
 pub(crate) struct InputSlots<'a, T: DeviceCopy> {

@@ -5,8 +5,9 @@
 //! device-to-device copy rate beside them: latency and bandwidth against input size.
 //!
 //! Keys are uniform u32 (sums into 64 bits); a reduction moves 4n bytes, a scan (exclusive
-//! sum) 8n. Each point is the median of `--reps` event-timed library calls after a warm-up;
-//! inputs below the L2 size are timed warm in L2, as in the notes.
+//! sum) 8n. Each point is the median of `--reps` event-timed library calls after a warm-up,
+//! rotating over copies of the input and output that span three times the L2 cache (as `sortlab
+//! bench` and the CUB anchors): inputs below the L2 size are timed from device memory too.
 
 use sortlab_primitives::reduce::{reduce_sum, ReduceVariant};
 use sortlab_primitives::scan::{scan, Direction, ScanKind, ScanOp, ScanVariant};
@@ -17,7 +18,8 @@ use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
-use crate::cmd::bench_primitives::{gpu_err, time_gpu};
+use crate::cmd::bench_primitives::gpu_err;
+use crate::cmd::bench_slots::time_gpu_made_slots;
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
@@ -57,18 +59,39 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         note(&format!("reproduce primitives: n = 2^{log2}"));
         let input = generate::<u32>(Pattern::Uniform, n as usize, args.seed);
         let what = format!("reproducing primitives at {n} u32 keys");
-        let d_in = DeviceBuffer::from_host(&gpu, &input).map_err(gpu_err(&what))?;
-        let mut d_out = DeviceBuffer::<u32>::alloc(&gpu, input.len()).map_err(gpu_err(&what))?;
-        let t = time_gpu(&gpu, args.reps, &what, || d_out.copy_from_device(&d_in))?;
+        // Each call's input and output: a slot of copies spanning the L2 cache three times.
+        let make = || {
+            let d_in = DeviceBuffer::from_host(&gpu, &input)?;
+            let d_out = DeviceBuffer::<u32>::alloc(&gpu, input.len())?;
+            Ok((d_in, d_out))
+        };
+        let bytes = 8 * n as usize;
+        let (t, _) = time_gpu_made_slots(
+            &gpu,
+            args.reps,
+            &what,
+            bytes,
+            make,
+            |_| Ok(()),
+            |(d_in, d_out)| d_out.copy_from_device(d_in),
+        )?;
         let copy = point("copy", n, t, 8 * n);
         if reduce_sizes.contains(&log2) {
             let want: u64 = input.iter().map(|&k| k as u64).sum();
             for v in ReduceVariant::ALL {
                 let mut got = 0u64;
-                let t = time_gpu(&gpu, args.reps, &what, || {
-                    got = reduce_sum(&gpu, &d_in, v)?;
-                    Ok(())
-                })?;
+                let (t, _) = time_gpu_made_slots(
+                    &gpu,
+                    args.reps,
+                    &what,
+                    bytes / 2,
+                    || DeviceBuffer::from_host(&gpu, &input),
+                    |_| Ok(()),
+                    |d_in| {
+                        got = reduce_sum(&gpu, d_in, v)?;
+                        Ok(())
+                    },
+                )?;
                 check(got == want, &what, || {
                     format!("{v} sum {got}, expected {want}")
                 })?;
@@ -81,17 +104,25 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
                 if v.max_len().is_some_and(|m| n as usize > m) {
                     continue;
                 }
-                let t = time_gpu(&gpu, args.reps, &what, || {
-                    scan(
-                        &gpu,
-                        &d_in,
-                        &mut d_out,
-                        ScanOp::Sum,
-                        ScanKind::Exclusive,
-                        Direction::Forward,
-                        v,
-                    )
-                })?;
+                let (t, (_, d_out)) = time_gpu_made_slots(
+                    &gpu,
+                    args.reps,
+                    &what,
+                    bytes,
+                    make,
+                    |_| Ok(()),
+                    |(d_in, d_out)| {
+                        scan(
+                            &gpu,
+                            d_in,
+                            d_out,
+                            ScanOp::Sum,
+                            ScanKind::Exclusive,
+                            Direction::Forward,
+                            v,
+                        )
+                    },
+                )?;
                 check_scan(&input, &d_out, &what, v)?;
                 scan_pts.push(point(v.name(), n, t, 8 * n));
             }
@@ -137,7 +168,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         notes: vec![
             format!(
                 "Device: {device}; date {date}; uniform u32 keys (seed {}); median of {} \
-                     event-timed library calls after a warm-up.",
+                     event-timed library calls after a warm-up, rotating over buffer copies \
+                     that span three L2 caches.",
                 args.seed, args.reps
             ),
             "Reduce: sum into 64 bits, 4n bytes read. Scan: exclusive sum, 8n bytes read and \

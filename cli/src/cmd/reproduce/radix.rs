@@ -6,8 +6,9 @@
 //!
 //! Keys are u32 uniform in `0..2^31` (the papers' pattern), sizes `2^10 ..= 2^max` in steps of
 //! 2 (default max 2^26). Each point is the median of `--reps` event-timed library calls after a
-//! warm-up, the input restored from a pristine device copy before each call, outside the timed
-//! region. Every result is checked before it is reported: the keys equal the CPU reference sort,
+//! warm-up, rotating over copies of the buffers that span three times the L2 cache (as `sortlab
+//! bench` and the CUB anchors), each input restored from a pristine device copy after its use,
+//! outside the timed region. Every result is checked before it is reported: the keys equal the CPU reference sort,
 //! and for pairs (values: the input index) every value points at its key in the input, stably,
 //! so the values are the reference permutation.
 
@@ -21,8 +22,9 @@ use crate::backend::check::check_equal;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
-use crate::cmd::bench_algos::{time_gpu_restored, wrong};
-use crate::cmd::bench_primitives::{gpu_err, time_gpu};
+use crate::cmd::bench_algos::wrong;
+use crate::cmd::bench_primitives::gpu_err;
+use crate::cmd::bench_slots::time_gpu_made_slots;
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::Scale;
@@ -70,37 +72,63 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         let index: Vec<u32> = (0..n as u32).collect();
         let d_in = DeviceBuffer::from_host(&gpu, &input).map_err(&err)?;
         let d_index = DeviceBuffer::from_host(&gpu, &index).map_err(&err)?;
-        let mut keys = DeviceBuffer::<u32>::alloc(&gpu, n).map_err(&err)?;
-        let mut values = DeviceBuffer::<u32>::alloc(&gpu, n).map_err(&err)?;
+        let alloc = || DeviceBuffer::<u32>::alloc(&gpu, n);
+        let copy_of = |b: &DeviceBuffer<u32>| {
+            let mut c = alloc()?;
+            c.copy_from_device(b)?;
+            Ok(c)
+        };
         // The bound: a device-to-device copy of the same bytes (keys; keys and values).
-        let t = time_gpu(&gpu, args.reps, &what, || keys.copy_from_device(&d_in))?;
+        let (t, _) = time_gpu_made_slots(
+            &gpu,
+            args.reps,
+            &what,
+            8 * n,
+            || Ok((copy_of(&d_in)?, alloc()?)),
+            |_| Ok(()),
+            |(src, dst)| dst.copy_from_device(src),
+        )?;
         let mut measured = vec![(series("copy", false), "copy", t, 8 * n as u64)];
-        let t = time_gpu(&gpu, args.reps, &what, || {
-            keys.copy_from_device(&d_in)?;
-            values.copy_from_device(&d_index)
-        })?;
+        let (t, _) = time_gpu_made_slots(
+            &gpu,
+            args.reps,
+            &what,
+            16 * n,
+            || Ok((copy_of(&d_in)?, copy_of(&d_index)?, alloc()?, alloc()?)),
+            |_| Ok(()),
+            |(k, v, k_out, v_out)| {
+                k_out.copy_from_device(k)?;
+                v_out.copy_from_device(v)
+            },
+        )?;
         measured.push((series("copy", true), "copy", t, 16 * n as u64));
         for v in RadixVariant::ALL {
             let opts = RadixOptions::default().with_variant(v);
             let algo = format!("radix-{}", v.name());
-            let t = time_gpu_restored(&gpu, args.reps, &what, |restore| {
-                if restore {
-                    keys.copy_from_device(&d_in)
-                } else {
-                    radix::sort_keys(&gpu, &mut keys, &opts)
-                }
-            })?;
+            let (t, keys) = time_gpu_made_slots(
+                &gpu,
+                args.reps,
+                &what,
+                8 * n,
+                alloc,
+                |keys| keys.copy_from_device(&d_in),
+                |keys| radix::sort_keys(&gpu, keys, &opts),
+            )?;
             let got = keys.to_host().map_err(&err)?;
             check_equal(&want, &got).map_err(|e| wrong(&format!("{algo} keys at {n}"), e))?;
             measured.push((series(v.name(), false), "sort_keys", t, 8 * n as u64));
-            let t = time_gpu_restored(&gpu, args.reps, &what, |restore| {
-                if restore {
+            let (t, (keys, values)) = time_gpu_made_slots(
+                &gpu,
+                args.reps,
+                &what,
+                16 * n,
+                || Ok((alloc()?, alloc()?)),
+                |(keys, values)| {
                     keys.copy_from_device(&d_in)?;
                     values.copy_from_device(&d_index)
-                } else {
-                    radix::sort_pairs(&gpu, &mut keys, &mut values, &opts)
-                }
-            })?;
+                },
+                |(keys, values)| radix::sort_pairs(&gpu, keys, values, &opts),
+            )?;
             let (k, vals) = (
                 keys.to_host().map_err(&err)?,
                 values.to_host().map_err(&err)?,
@@ -138,8 +166,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         0,
         format!(
             "Device: {device}; date {date}; u32 keys uniform in 0..2^31 (seed {}); median of {} \
-             event-timed library calls after a warm-up, the input restored before each call \
-             outside the timed region.",
+             event-timed library calls after a warm-up, rotating over input copies that span \
+             three L2 caches, each restored outside the timed region.",
             args.seed, args.reps
         ),
     );

@@ -14,7 +14,8 @@
 //! sorted ascending. Every result is checked before it is reported: each radius equals `K`
 //! (which the CPU reference finds), each sort's output equals the reference sort of its input.
 //! CPU points are wall-clock times, GPU points CUDA-event times of the whole library call; both
-//! the median of `--reps` after a warm-up, the input restored before each call (untimed).
+//! the median of `--reps` after a warm-up, the input restored before each call (untimed); GPU
+//! calls rotate over input copies that span three times the L2 cache (as `sortlab bench`).
 //! Without a GPU the CPU rows still run and the report says the GPU rows were skipped.
 
 use sortlab_cpu_reference::rough;
@@ -27,8 +28,9 @@ use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
-use crate::cmd::bench_algos::{rough_err, time_cpu, time_gpu_restored, wrong};
-use crate::cmd::bench_primitives::{gpu_err, time_gpu};
+use crate::cmd::bench_algos::{rough_err, time_cpu, wrong};
+use crate::cmd::bench_primitives::gpu_err;
+use crate::cmd::bench_slots::time_gpu_made_slots;
 use crate::cmd::note;
 use crate::engine::{cpu_description, open_gpu};
 use crate::error::CliError;
@@ -299,12 +301,19 @@ impl Bench<'_> {
         }
         if let Some(gpu) = self.gpu {
             let what = format!("reproducing roughsort: radius of {n} u32 keys, k = {k}");
-            let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
             let mut got = usize::MAX;
-            let t = time_gpu(gpu, self.reps, &what, || {
-                got = sortlab_roughsort::radius(gpu, &d_in, ORDER).map_err(rough_err)?;
-                Ok(())
-            })?;
+            let (t, _) = time_gpu_made_slots(
+                gpu,
+                self.reps,
+                &what,
+                4 * input.len(),
+                || DeviceBuffer::from_host(gpu, &input),
+                |_| Ok(()),
+                |d_in| {
+                    got = sortlab_roughsort::radius(gpu, d_in, ORDER).map_err(rough_err)?;
+                    Ok(())
+                },
+            )?;
             check_radius("gpu", n, k, got)?;
             out.push(self.push("gpu", "gpu", "radius", n, k, t));
         }
@@ -360,17 +369,22 @@ impl Bench<'_> {
             let what = format!("reproducing roughsort: sorting {n} u32 keys, k = {k}");
             let err = gpu_err(&what);
             let d_in = DeviceBuffer::from_host(gpu, &input).map_err(&err)?;
-            let mut keys = DeviceBuffer::<u32>::alloc(gpu, input.len()).map_err(&err)?;
+            let alloc = || DeviceBuffer::<u32>::alloc(gpu, input.len());
             let mut found = usize::MAX;
-            let t = time_gpu_restored(gpu, self.reps, &what, |restore| {
-                if restore {
-                    return keys.copy_from_device(&d_in);
-                }
-                found = sortlab_roughsort::rough_sort(gpu, &mut keys, ORDER)
-                    .map_err(rough_err)?
-                    .radius;
-                Ok(())
-            })?;
+            let (t, keys) = time_gpu_made_slots(
+                gpu,
+                self.reps,
+                &what,
+                8 * input.len(),
+                alloc,
+                |keys| keys.copy_from_device(&d_in),
+                |keys| {
+                    found = sortlab_roughsort::rough_sort(gpu, keys, ORDER)
+                        .map_err(rough_err)?
+                        .radius;
+                    Ok(())
+                },
+            )?;
             check_radius("roughsort-gpu", n, k, found)?;
             check_sorted("roughsort-gpu", n, k, &keys.to_host().map_err(&err)?, &want)?;
             out.push(self.push("roughsort-gpu", "gpu", "sort_keys", n, k, t));
@@ -378,13 +392,15 @@ impl Bench<'_> {
             let opts = RadixOptions::default()
                 .with_order(ORDER)
                 .with_variant(RadixVariant::Fast);
-            let t = time_gpu_restored(gpu, self.reps, &what, |restore| {
-                if restore {
-                    keys.copy_from_device(&d_in)
-                } else {
-                    radix::sort_keys(gpu, &mut keys, &opts)
-                }
-            })?;
+            let (t, keys) = time_gpu_made_slots(
+                gpu,
+                self.reps,
+                &what,
+                8 * input.len(),
+                alloc,
+                |keys| keys.copy_from_device(&d_in),
+                |keys| radix::sort_keys(gpu, keys, &opts),
+            )?;
             check_sorted(
                 "radix-fast-gpu",
                 n,
@@ -485,8 +501,8 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
             "Device: {device}; date {}; u32 keys of the `k-sorted:K` pattern (distinct keys, \
              radius exactly K; seed {}), ascending; n from 2^{MIN_LOG2} to 2^{max} for Figures \
              1-4, k from 1 to 2^{MAX_K_LOG2} (below n) for Figures 5-6. Each point is the median \
-             of {} timed calls after a warm-up, the input restored before each (untimed): wall \
-             clock on the CPU, CUDA events around the whole library call on the GPU (scratch \
+             of {} timed calls after a warm-up, the input restored before each (untimed; GPU calls \
+             rotate over input copies spanning three L2 caches): wall clock on the CPU, CUDA events around the whole library call on the GPU (scratch \
              allocation included; the radius call reads the radius back to the host).",
             b.date, args.seed, args.reps
         ),
