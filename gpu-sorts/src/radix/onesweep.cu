@@ -519,7 +519,9 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
             // The portion's last tile (always full when a portion follows) hands the next
             // portion its digit offsets; that launch runs after this one ends.
             if (next_base != nullptr && tile == tiles - 1) next_base[d] = base[d] + (u64)prefix + counts[i];
-            // Output position of tile-sorted element r of digit d: global_off[d] + r.
+            // Output position of tile-sorted element r of digit d: global_off[d] + r. (Measured
+            // and not kept, H100, 2^28 u32: 32-bit offsets when every position fits, 6.51 ms
+            // keys and 10.21 pairs against 6.31 and 9.77 with these 64-bit ones.)
             global_off[d] = base[d] + (u64)prefix - (u64)tile_excl[i];
         }
     }
