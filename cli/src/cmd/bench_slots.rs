@@ -149,6 +149,26 @@ pub(crate) fn time_gpu_made_slots<S>(
     Ok((t, slots.swap_remove(last)))
 }
 
+/// [`time_gpu_made_slots`] for calls that sort one buffer in place: slots of `pristine`'s
+/// length, each restored from it; returns the median and the last call's buffer.
+pub(crate) fn time_gpu_in_place<T: DeviceCopy>(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    pristine: &DeviceBuffer<T>,
+    call: impl FnMut(&mut DeviceBuffer<T>) -> sortlab_primitives::Result<()>,
+) -> Result<(f64, DeviceBuffer<T>), CliError> {
+    time_gpu_made_slots(
+        gpu,
+        reps,
+        what,
+        2 * pristine.len() * std::mem::size_of::<T>(),
+        || DeviceBuffer::alloc(gpu, pristine.len()),
+        |b| b.copy_from_device(pristine),
+        call,
+    )
+}
+
 /// Slots of an input that calls only read: `k` copies of the pristine buffer, or, when one slot
 /// spans the L2 caches already (`k <= 1`), the pristine buffer itself (no copy).
 pub(crate) struct InputSlots<'a, T: DeviceCopy> {

@@ -35,7 +35,7 @@ use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::wrong;
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::time_gpu_made_slots;
+use crate::cmd::bench_slots::time_gpu_in_place;
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
@@ -206,18 +206,10 @@ impl Run<'_> {
             order: Order::Ascending,
         };
         let mut result = None;
-        let (ms, keys) = time_gpu_made_slots(
-            gpu,
-            self.reps,
-            &data.what,
-            8 * data.n(),
-            || DeviceBuffer::<u32>::alloc(gpu, data.n()),
-            |keys| keys.copy_from_device(&data.d_in),
-            |keys| {
-                result = Some(approx_sort(gpu, keys, &opts)?);
-                Ok(())
-            },
-        )?;
+        let (ms, keys) = time_gpu_in_place(gpu, self.reps, &data.what, &data.d_in, |keys| {
+            result = Some(approx_sort(gpu, keys, &opts)?);
+            Ok(())
+        })?;
         let algo = format!("approx-{}", variant.name());
         let what = format!("{algo} with {intervals} intervals at {}", data.n());
         let r = result.ok_or_else(|| wrong(&what, "no result"))?;
@@ -241,15 +233,9 @@ impl Run<'_> {
         let gpu = self.gpu;
         let err = gpu_err(&data.what);
         let opts = RadixOptions::default().with_variant(RadixVariant::Fast);
-        let (ms, keys) = time_gpu_made_slots(
-            gpu,
-            self.reps,
-            &data.what,
-            8 * data.n(),
-            || DeviceBuffer::<u32>::alloc(gpu, data.n()),
-            |keys| keys.copy_from_device(&data.d_in),
-            |keys| radix::sort_keys(gpu, keys, &opts),
-        )?;
+        let (ms, keys) = time_gpu_in_place(gpu, self.reps, &data.what, &data.d_in, |keys| {
+            radix::sort_keys(gpu, keys, &opts)
+        })?;
         let got = keys.to_host().map_err(&err)?;
         check_equal(&data.want, &got)
             .map_err(|e| wrong(&format!("radix-fast at {}", data.n()), e))?;
@@ -263,18 +249,10 @@ impl Run<'_> {
         let gpu = self.gpu;
         let err = gpu_err(&data.what);
         let opts = ApproxOptions::new(DEFAULT_INTERVALS);
-        let (ms, keys) = time_gpu_made_slots(
-            gpu,
-            self.reps,
-            &data.what,
-            8 * data.n(),
-            || DeviceBuffer::<u32>::alloc(gpu, data.n()),
-            |keys| keys.copy_from_device(&data.d_in),
-            |keys| {
-                let r = approx_sort(gpu, keys, &opts)?;
-                refine(gpu, keys, &r).map(|_| ())
-            },
-        )?;
+        let (ms, keys) = time_gpu_in_place(gpu, self.reps, &data.what, &data.d_in, |keys| {
+            let r = approx_sort(gpu, keys, &opts)?;
+            refine(gpu, keys, &r).map(|_| ())
+        })?;
         let got = keys.to_host().map_err(&err)?;
         check_equal(&data.want, &got)
             .map_err(|e| wrong(&format!("approx-refine at {}", data.n()), e))?;

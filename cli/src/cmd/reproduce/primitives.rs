@@ -19,7 +19,7 @@ use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::time_gpu_made_slots;
+use crate::cmd::bench_slots::{slot_count, time_gpu_rotating};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
@@ -59,39 +59,31 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         note(&format!("reproduce primitives: n = 2^{log2}"));
         let input = generate::<u32>(Pattern::Uniform, n as usize, args.seed);
         let what = format!("reproducing primitives at {n} u32 keys");
-        // Each call's input and output: a slot of copies spanning the L2 cache three times.
-        let make = || {
-            let d_in = DeviceBuffer::from_host(&gpu, &input)?;
-            let d_out = DeviceBuffer::<u32>::alloc(&gpu, input.len())?;
-            Ok((d_in, d_out))
-        };
-        let bytes = 8 * n as usize;
-        let (t, _) = time_gpu_made_slots(
-            &gpu,
-            args.reps,
-            &what,
-            bytes,
-            make,
-            |_| Ok(()),
-            |(d_in, d_out)| d_out.copy_from_device(d_in),
-        )?;
+        // Each call's input and output: slots of copies spanning the L2 cache three times (the
+        // reductions read the inputs alone).
+        let err = gpu_err(&what);
+        let k = slot_count(&gpu, 8 * n as usize);
+        let mut slots = (0..k)
+            .map(|_| {
+                let d_in = DeviceBuffer::from_host(&gpu, &input)?;
+                let d_out = DeviceBuffer::<u32>::alloc(&gpu, input.len())?;
+                Ok((d_in, d_out))
+            })
+            .collect::<sortlab_primitives::Result<Vec<_>>>()
+            .map_err(&err)?;
+        let (t, _) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
+            let (d_in, d_out) = &mut slots[s];
+            d_out.copy_from_device(d_in)
+        })?;
         let copy = point("copy", n, t, 8 * n);
         if reduce_sizes.contains(&log2) {
             let want: u64 = input.iter().map(|&k| k as u64).sum();
             for v in ReduceVariant::ALL {
                 let mut got = 0u64;
-                let (t, _) = time_gpu_made_slots(
-                    &gpu,
-                    args.reps,
-                    &what,
-                    bytes / 2,
-                    || DeviceBuffer::from_host(&gpu, &input),
-                    |_| Ok(()),
-                    |d_in| {
-                        got = reduce_sum(&gpu, d_in, v)?;
-                        Ok(())
-                    },
-                )?;
+                let (t, _) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
+                    got = reduce_sum(&gpu, &slots[s].0, v)?;
+                    Ok(())
+                })?;
                 check(got == want, &what, || {
                     format!("{v} sum {got}, expected {want}")
                 })?;
@@ -104,26 +96,20 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
                 if v.max_len().is_some_and(|m| n as usize > m) {
                     continue;
                 }
-                let (t, (_, d_out)) = time_gpu_made_slots(
-                    &gpu,
-                    args.reps,
-                    &what,
-                    bytes,
-                    make,
-                    |_| Ok(()),
-                    |(d_in, d_out)| {
-                        scan(
-                            &gpu,
-                            d_in,
-                            d_out,
-                            ScanOp::Sum,
-                            ScanKind::Exclusive,
-                            Direction::Forward,
-                            v,
-                        )
-                    },
-                )?;
-                check_scan(&input, &d_out, &what, v)?;
+                let (t, last) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
+                    let (d_in, d_out) = &mut slots[s];
+                    scan(
+                        &gpu,
+                        d_in,
+                        d_out,
+                        ScanOp::Sum,
+                        ScanKind::Exclusive,
+                        Direction::Forward,
+                        v,
+                    )
+                })?;
+                let d_out = &slots[last].1;
+                check_scan(&input, d_out, &what, v)?;
                 scan_pts.push(point(v.name(), n, t, 8 * n));
             }
             scan_pts.push(point("copy", n, copy.ms, 8 * n));

@@ -24,7 +24,7 @@ use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::wrong;
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::time_gpu_made_slots;
+use crate::cmd::bench_slots::{time_gpu_in_place, time_gpu_made_slots};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::Scale;
@@ -105,15 +105,9 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         for v in RadixVariant::ALL {
             let opts = RadixOptions::default().with_variant(v);
             let algo = format!("radix-{}", v.name());
-            let (t, keys) = time_gpu_made_slots(
-                &gpu,
-                args.reps,
-                &what,
-                8 * n,
-                alloc,
-                |keys| keys.copy_from_device(&d_in),
-                |keys| radix::sort_keys(&gpu, keys, &opts),
-            )?;
+            let (t, keys) = time_gpu_in_place(&gpu, args.reps, &what, &d_in, |keys| {
+                radix::sort_keys(&gpu, keys, &opts)
+            })?;
             let got = keys.to_host().map_err(&err)?;
             check_equal(&want, &got).map_err(|e| wrong(&format!("{algo} keys at {n}"), e))?;
             measured.push((series(v.name(), false), "sort_keys", t, 8 * n as u64));

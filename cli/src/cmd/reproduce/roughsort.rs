@@ -30,7 +30,7 @@ use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::{rough_err, time_cpu, wrong};
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::time_gpu_made_slots;
+use crate::cmd::bench_slots::{time_gpu_in_place, time_gpu_made_slots};
 use crate::cmd::note;
 use crate::engine::{cpu_description, open_gpu};
 use crate::error::CliError;
@@ -369,22 +369,13 @@ impl Bench<'_> {
             let what = format!("reproducing roughsort: sorting {n} u32 keys, k = {k}");
             let err = gpu_err(&what);
             let d_in = DeviceBuffer::from_host(gpu, &input).map_err(&err)?;
-            let alloc = || DeviceBuffer::<u32>::alloc(gpu, input.len());
             let mut found = usize::MAX;
-            let (t, keys) = time_gpu_made_slots(
-                gpu,
-                self.reps,
-                &what,
-                8 * input.len(),
-                alloc,
-                |keys| keys.copy_from_device(&d_in),
-                |keys| {
-                    found = sortlab_roughsort::rough_sort(gpu, keys, ORDER)
-                        .map_err(rough_err)?
-                        .radius;
-                    Ok(())
-                },
-            )?;
+            let (t, keys) = time_gpu_in_place(gpu, self.reps, &what, &d_in, |keys| {
+                found = sortlab_roughsort::rough_sort(gpu, keys, ORDER)
+                    .map_err(rough_err)?
+                    .radius;
+                Ok(())
+            })?;
             check_radius("roughsort-gpu", n, k, found)?;
             check_sorted("roughsort-gpu", n, k, &keys.to_host().map_err(&err)?, &want)?;
             out.push(self.push("roughsort-gpu", "gpu", "sort_keys", n, k, t));
@@ -392,15 +383,9 @@ impl Bench<'_> {
             let opts = RadixOptions::default()
                 .with_order(ORDER)
                 .with_variant(RadixVariant::Fast);
-            let (t, keys) = time_gpu_made_slots(
-                gpu,
-                self.reps,
-                &what,
-                8 * input.len(),
-                alloc,
-                |keys| keys.copy_from_device(&d_in),
-                |keys| radix::sort_keys(gpu, keys, &opts),
-            )?;
+            let (t, keys) = time_gpu_in_place(gpu, self.reps, &what, &d_in, |keys| {
+                radix::sort_keys(gpu, keys, &opts)
+            })?;
             check_sorted(
                 "radix-fast-gpu",
                 n,
