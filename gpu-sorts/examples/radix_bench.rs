@@ -40,16 +40,22 @@ enum Pattern {
     Uniform,
     /// Random bits.
     FullRange,
+    /// Every key the same.
+    AllEqual,
+    /// Ascending 0, 1, 2, ...
+    Ascending,
 }
 
 fn generate<K: SortKey>(n: usize, pattern: Pattern, seed: u64) -> Vec<K> {
     let mut s = seed;
     (0..n)
-        .map(|_| {
+        .map(|i| {
             let r = splitmix(&mut s);
             match pattern {
                 Pattern::Uniform => K::from_f64((r >> 33) as f64),
                 Pattern::FullRange => K::from_le_slice(&r.to_le_bytes()[..K::SIZE]),
+                Pattern::AllEqual => K::from_f64(12345.0),
+                Pattern::Ascending => K::from_f64(i as f64),
             }
         })
         .collect()
@@ -284,7 +290,14 @@ fn sweep<K: SortKey>(
     // RADIX_LOG2 sets the size (default 2^28).
     let log2: u32 = std::env::var("RADIX_LOG2").map_or(Ok(28), |s| s.parse())?;
     let n = 1usize << log2;
-    let mut input = Input::<K>::new(gpu, n, Pattern::Uniform)?;
+    // RADIX_PATTERN: uniform (default), full-range, all-equal or ascending.
+    let pattern = match std::env::var("RADIX_PATTERN").as_deref() {
+        Ok("full-range") => Pattern::FullRange,
+        Ok("all-equal") => Pattern::AllEqual,
+        Ok("ascending") => Pattern::Ascending,
+        _ => Pattern::Uniform,
+    };
+    let mut input = Input::<K>::new(gpu, n, pattern)?;
     let ty = if pairs {
         format!("{}/u32", K::NAME)
     } else {
@@ -292,7 +305,7 @@ fn sweep<K: SortKey>(
     };
     for (label, p) in list {
         match input.time(gpu, flush, Sort::Policy(p), pairs, reps_for(n), None) {
-            Ok(ms) => row(label, &ty, Pattern::Uniform, n, ms),
+            Ok(ms) => row(label, &ty, pattern, n, ms),
             Err(e) => println!("{label:<34} {ty:<8} failed: {e}"),
         }
     }
@@ -429,7 +442,8 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
 
 /// Policies from `RADIX_POLICIES`: comma-separated `TxIxM` + `a` (atomic-or), `b` (ballot) or
 /// `m` (match-any), e.g. `384x15x3a,384x20x2b`, for keys of `key_size` bytes and values of
-/// `value_size` (0: keys only).
+/// `value_size` (0: keys only); `RADIX_HIST=BxTxI` sets the histogram kernel's blocks per SM,
+/// threads and keys per thread in all of them.
 fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
     let spec = std::env::var("RADIX_POLICIES").unwrap_or_else(|_| "384x15x3a".into());
     let mut out = Vec::new();
@@ -453,6 +467,19 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
             "m" => RankMatch::Any,
             _ => return Err(format!("RADIX_POLICIES item {item}: match a, b or m").into()),
         };
+        if let Ok(h) = std::env::var("RADIX_HIST") {
+            let v: Vec<u32> = h
+                .split('x')
+                .map(|x| x.parse())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("RADIX_HIST {h}: {e}"))?;
+            let [per_sm, threads, items] = v[..] else {
+                return Err(format!("RADIX_HIST {h}: want BLOCKSxTHREADSxITEMS").into());
+            };
+            p.hist_blocks_per_sm = per_sm;
+            p.hist_threads = threads;
+            p.hist_items = items;
+        }
         out.push((item.to_string(), p));
     }
     Ok(out)

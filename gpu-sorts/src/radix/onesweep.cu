@@ -20,7 +20,8 @@
 //                      1 RADIX_BITS ballots, 2 atomicOr of lane bits into per-warp digit masks
 //                      in shared memory (one atomic, one load)
 //   HIST_THREADS       threads per block of the histogram kernel
-//   HIST_ITEMS         keys per thread of the histogram kernel
+//   HIST_ITEMS         keys per thread of the histogram kernel (a multiple of the keys per
+//                      16 bytes)
 //   PLAN_THREADS       threads of the (one-block) plan kernel
 //   LOOKBACK_WINDOW    predecessor tiles whose status a look-back reads at once
 //
@@ -94,6 +95,8 @@ typedef VALUE_WORD Value;
 #define DIGITS_PER_THREAD ((RADIX_DIGITS + BLOCK_THREADS - 1) / BLOCK_THREADS)
 #define PLAN_DIGITS_PER_THREAD ((RADIX_DIGITS + PLAN_THREADS - 1) / PLAN_THREADS)
 #define HIST_CHUNK (HIST_THREADS * HIST_ITEMS)
+#define HIST_PASSES_MAX ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
+#define HIST_VEC (16 / (int)sizeof(Key))
 #define KEY_BITS (8 * (int)sizeof(Key))
 
 // Status word format (see above).
@@ -121,6 +124,7 @@ static_assert(PLAN_THREADS >= 32 && PLAN_THREADS <= 1024 && PLAN_THREADS % 32 ==
 static_assert(LOOKBACK_WINDOW >= 1, "LOOKBACK_WINDOW must be positive");
 static_assert(HIST_THREADS >= 32 && HIST_THREADS <= 1024 && HIST_THREADS % 32 == 0,
               "HIST_THREADS must be a multiple of 32 from 32 to 1024");
+static_assert(HIST_ITEMS % HIST_VEC == 0, "HIST_ITEMS must be a multiple of the keys per 16 bytes");
 
 // The key's bits in sort order.
 __device__ __forceinline__ Key ordered(Key raw, Key neg, Key pos) {
@@ -159,7 +163,13 @@ __device__ __forceinline__ u32 match_digit(u32 d) {
 // ---- 2. Histogram of every pass's digits over keys[start .. start + len) (one portion). ----
 // hist: this portion's counters, [pass][RADIX_DIGITS] (zeroed). Pass p's digit starts at bit
 // begin_bit + p * RADIX_BITS and is at most RADIX_BITS wide, ending at end_bit at the latest.
-// Dynamic shared memory: passes * RADIX_DIGITS * 4 bytes.
+// Dynamic shared memory: passes * RADIX_DIGITS * 4 bytes. One shared add a key and pass, no
+// branch, 16-byte loads: measured on an H100 (2^28 u32 keys, 256 x 16, 8 blocks/SM, kernel
+// time), 0.456 ms uniform (CUB's histogram kernel: 0.447-0.460), 0.424 all-equal, 0.446
+// ascending. Before: 0.94 / 0.71 / 1.26 ms when a thread's runs of equal digits added once (the
+// branch a key cost more than the adds it saved: the hardware merges a warp's adds to one
+// word); 0.49-0.53 uniform with 4-byte loads; 0.52-0.59 with 2 to 8 copies of the counters
+// (lane l adding to copy l % copies); 128-512 threads, 8-32 keys each, within 3%.
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
 onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u32 begin_bit, u32 end_bit, Key neg,
                    Key pos) {
@@ -174,34 +184,37 @@ onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u
         const u64 first = start + c * HIST_CHUNK;
         const u64 left = start + len - first;
         const u32 valid = left < HIST_CHUNK ? (u32)left : (u32)HIST_CHUNK;
+        // Whole aligned chunks load 16-byte vectors; the order of a chunk's keys does not
+        // matter here. Keys past the end count as 0 and are taken off digit 0 below.
         Key k[HIST_ITEMS];
+        if (valid == HIST_CHUNK && (reinterpret_cast<u64>(keys + first) % 16) == 0) {
+            const uint4* v = reinterpret_cast<const uint4*>(keys + first);
 #pragma unroll
-        for (int j = 0; j < HIST_ITEMS; ++j) {
-            const u32 e = j * HIST_THREADS + tid;
-            k[j] = e < valid ? ordered(keys[first + e], neg, pos) : (Key)0;
+            for (int j = 0; j < HIST_ITEMS / HIST_VEC; ++j) {
+                const uint4 x = v[j * HIST_THREADS + tid];
+                const Key* xs = reinterpret_cast<const Key*>(&x);
+#pragma unroll
+                for (int q = 0; q < HIST_VEC; ++q) k[j * HIST_VEC + q] = ordered(xs[q], neg, pos);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < HIST_ITEMS; ++j) {
+                const u32 e = j * HIST_THREADS + tid;
+                k[j] = e < valid ? ordered(keys[first + e], neg, pos) : (Key)0;
+            }
         }
-        for (u32 p = 0; p < passes; ++p) {
+#pragma unroll 8
+        for (u32 p = 0; p < HIST_PASSES_MAX; ++p) {
+            if (p >= passes) break;
             const u32 shift = begin_bit + p * RADIX_BITS;
             const u32 width = min((u32)RADIX_BITS, end_bit - shift);
             const u32 mask = (1u << width) - 1u;
             u32* h = shared_hist + p * RADIX_DIGITS;
-            // Runs of equal digits among a thread's keys add once (all-equal and sorted inputs
-            // would otherwise serialise on one counter).
-            u32 run_digit = 0;
-            u32 run = 0;
 #pragma unroll
-            for (int j = 0; j < HIST_ITEMS; ++j) {
-                if (j * HIST_THREADS + tid < valid) {
-                    const u32 d = (u32)(k[j] >> shift) & mask;
-                    if (run != 0 && d != run_digit) {
-                        atomicAdd(h + run_digit, run);
-                        run = 0;
-                    }
-                    run_digit = d;
-                    ++run;
-                }
-            }
-            if (run != 0) atomicAdd(h + run_digit, run);
+            for (int j = 0; j < HIST_ITEMS; ++j) atomicAdd(h + ((u32)(k[j] >> shift) & mask), 1u);
+        }
+        if (valid < HIST_CHUNK && tid == 0) {
+            for (u32 p = 0; p < passes; ++p) atomicSub(shared_hist + p * RADIX_DIGITS, HIST_CHUNK - valid);
         }
     }
     __syncthreads();

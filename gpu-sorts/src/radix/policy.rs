@@ -45,6 +45,7 @@ pub struct FastPolicy {
     /// Resident histogram blocks per multiprocessor (the histogram grid is this times the
     /// multiprocessor count, or fewer).
     pub hist_blocks_per_sm: u32,
+
     /// Threads of the one-block plan kernel.
     pub plan_threads: u32,
     /// Predecessor tiles whose status one look-back step reads at once (1: one at a time).
@@ -83,6 +84,9 @@ const PAIRS_4B_WIDE: (u32, u32, u32) = (384, 15, 2);
 const KEYS_8B: (u32, u32, u32) = (512, 12, 2);
 /// 8-byte keys with values: 384×12, so that two blocks' shared memory fits.
 const PAIRS_8B: (u32, u32, u32) = (384, 12, 2);
+/// Histogram kernel: 8 blocks of 256 threads × 16 keys per SM (H100, 2^28 u32 keys, kernel
+/// time 0.456 ms; 128-512 threads, 8-32 keys, 4-16 blocks/SM all within 3%; see onesweep.cu).
+const HIST_BLOCKS_PER_SM: u32 = 8;
 /// Look-back window: 8 predecessors per step (H100, u32 keys at 2^28 with 384×15: window 1
 /// 7.94 ms, 8 7.83, 16 8.35).
 const LOOKBACK_WINDOW: u32 = 8;
@@ -117,7 +121,8 @@ impl FastPolicy {
             rank_match: RankMatch::AtomicOr,
             hist_threads: 256,
             hist_items: 16,
-            hist_blocks_per_sm: 8,
+            hist_blocks_per_sm: HIST_BLOCKS_PER_SM,
+
             plan_threads: 256,
             lookback_window: LOOKBACK_WINDOW,
             small_threads: SMALL_THREADS,
@@ -186,6 +191,12 @@ impl FastPolicy {
         }
         if self.items_per_thread == 0 || self.hist_items == 0 || self.small_items == 0 {
             return bad("items per thread must be positive".into());
+        }
+        if self.hist_items % 4 != 0 {
+            return bad(format!(
+                "hist_items = {} is not a multiple of 4 (16-byte loads)",
+                self.hist_items
+            ));
         }
         if !(1..=64).contains(&self.lookback_window) {
             return bad(format!(
