@@ -1,6 +1,6 @@
 //! `sortlab bench radix | approxsort | roughsort`: each algorithm crate's variants on the GPU,
 //! keys and key-value pairs, with the device-to-device copy rate of the same bytes measured in
-//! the same run as the bound, and the CPU twin beside them up to [`CPU_MAX_LEN`] keys.
+//! the same run as the bound, and the CPU twin beside them up to `CPU_MAX_LEN` (2^24) keys.
 //!
 //! Timing: a warm-up call (which compiles the modules), then `--reps` calls timed with CUDA
 //! events over buffers rotated so that no call finds its data in L2 ([`super::bench_slots`]),

@@ -426,8 +426,8 @@ pub fn edge_lengths(variant: RadixVariant) -> Vec<usize> {
 pub mod tuning {
     use super::*;
 
-    /// Scratch bytes of [`sort_keys`](self::sort_keys) (`pairs` false, `V` ignored) or
-    /// [`sort_pairs`](self::sort_pairs) under `policy`.
+    /// Scratch bytes of [`sort_keys`] (`pairs` false, `V` ignored) or
+    /// [`sort_pairs`] under `policy`.
     pub fn scratch_bytes<K: SortKey, V: SortValue>(
         n: usize,
         opts: &RadixOptions,
