@@ -63,8 +63,10 @@
 //! Against CUB's `DeviceRadixSort` in the same run (`scripts/bench-gpu radix`, whole calls,
 //! uniform keys; > 1: sortlab faster): u32 keys 1.01 at 2^20, 1.17 at 2^22, 1.14 at 2^24, 1.11
 //! at 2^26, 1.10 at 2^28 (46.4 against 42.1 Gkeys/s), 1.11 at 2^30; u32/u32 pairs 0.98, 1.09,
-//! 0.96, 0.90, 0.93, 0.91. Before the histogram change: u64 keys 1.61 at 2^24, 1.58 at 2^28
-//! (CUB sorts all 64 bits); f32 keys 0.93 and 0.86.
+//! 0.96, 0.90, 0.93, 0.91. At 2^24 and 2^28: u64 keys 1.70 and 1.70, pairs 1.65 and 1.66 (the
+//! uniform keys' upper passes are skipped; CUB sorts all 64 bits); f64 keys 1.20 and 1.17,
+//! pairs 1.17 and 1.18; f32 keys 0.99 and 0.94, pairs 0.94 and 0.89 (CUB's f32 rate is above
+//! its own u32 rate: the uniform floats' top digits are few, which its ranking likes).
 //!
 //! A pass over 2^28 u32 keys takes about 1.33 ms (1.6 TB/s of the 2.99 a copy reaches; CUB's
 //! 1.46), bound by shared-memory wavefronts (the ranking's random digits conflict about 3x) and
