@@ -446,15 +446,17 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
 /// threads and keys per thread in all of them.
 fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
     let spec = std::env::var("RADIX_POLICIES").unwrap_or_else(|_| "384x15x3a".into());
+    let hist = match std::env::var("RADIX_HIST") {
+        Ok(h) => match dims(&h, "RADIX_HIST")?[..] {
+            [per_sm, threads, items] => Some((per_sm, threads, items)),
+            _ => return Err(format!("RADIX_HIST {h}: want BLOCKSxTHREADSxITEMS").into()),
+        },
+        Err(_) => None,
+    };
     let mut out = Vec::new();
     for item in spec.split(',').filter(|s| !s.is_empty()) {
         let (shape, m) = item.split_at(item.len() - 1);
-        let nums: Vec<u32> = shape
-            .split('x')
-            .map(|x| x.parse())
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("RADIX_POLICIES item {item}: {e}"))?;
-        let [t, i, b] = nums[..] else {
+        let [t, i, b] = dims(shape, "RADIX_POLICIES item")?[..] else {
             return Err(format!("RADIX_POLICIES item {item}: want TxIxM").into());
         };
         let mut p = FastPolicy::for_types(key_size, value_size);
@@ -467,15 +469,7 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
             "m" => RankMatch::Any,
             _ => return Err(format!("RADIX_POLICIES item {item}: match a, b or m").into()),
         };
-        if let Ok(h) = std::env::var("RADIX_HIST") {
-            let v: Vec<u32> = h
-                .split('x')
-                .map(|x| x.parse())
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("RADIX_HIST {h}: {e}"))?;
-            let [per_sm, threads, items] = v[..] else {
-                return Err(format!("RADIX_HIST {h}: want BLOCKSxTHREADSxITEMS").into());
-            };
+        if let Some((per_sm, threads, items)) = hist {
             p.hist_blocks_per_sm = per_sm;
             p.hist_threads = threads;
             p.hist_items = items;
@@ -483,6 +477,15 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
         out.push((item.to_string(), p));
     }
     Ok(out)
+}
+
+/// The numbers of an `AxBxC` shape (`what` names it in the error).
+fn dims(shape: &str, what: &str) -> Res<Vec<u32>> {
+    shape
+        .split('x')
+        .map(|x| x.parse())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{what} {shape}: {e}").into())
 }
 
 fn main() -> Res<()> {
