@@ -45,7 +45,6 @@ pub struct FastPolicy {
     /// Resident histogram blocks per multiprocessor (the histogram grid is this times the
     /// multiprocessor count, or fewer).
     pub hist_blocks_per_sm: u32,
-
     /// Threads of the one-block plan kernel.
     pub plan_threads: u32,
     /// Predecessor tiles whose status one look-back step reads at once (1: one at a time).
