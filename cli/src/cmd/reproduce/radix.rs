@@ -8,9 +8,9 @@
 //! 2 (default max 2^26). Each point is the median of `--reps` event-timed library calls after a
 //! warm-up, rotating over copies of the buffers that span three times the L2 cache (as `sortlab
 //! bench` and the CUB anchors), each input restored from a pristine device copy after its use,
-//! outside the timed region. Every result is checked before it is reported: the keys equal the CPU reference sort,
-//! and for pairs (values: the input index) every value points at its key in the input, stably,
-//! so the values are the reference permutation.
+//! outside the timed region. Every result is checked before it is reported: the keys equal the
+//! CPU reference sort, and for pairs (values: the input index) every value points at its key in
+//! the input, stably, so the values are the reference permutation.
 
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Order};
