@@ -22,7 +22,7 @@ use sortlab_primitives::{DeviceBuffer, Gpu, KeyType, Order, SortKey, SortValue};
 use super::bench::{median, today, BenchRow};
 use super::bench_primitives::gpu_err;
 use super::bench_slots::{
-    buffers, copies, slot_count, time_gpu_rotating, time_gpu_slots, InputSlots,
+    buffers, slot_count, time_copy, time_gpu_rotating, time_gpu_slots, InputSlots,
 };
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
@@ -135,14 +135,7 @@ fn one<K: CliKey>(
     if let Some(gpu) = &ctx.gpu {
         let what = format!("benchmarking {suite:?} on {n} {}", K::NAME);
         let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
-        let bytes = input.len() * K::SIZE;
-        let k = slot_count(gpu, 2 * bytes);
-        let ins = copies(gpu, &d_in, k, &what)?;
-        let mut outs = buffers::<K>(gpu, input.len(), k, &what)?;
-        let (t, _) = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
-            outs[s].copy_from_device(&ins[s])
-        })?;
-        drop((ins, outs));
+        let t = time_copy(gpu, ctx.reps, &what, &d_in)?;
         out.copy_gbps = Some(gbps(2 * n * K::SIZE as u64, t));
         if K::SIZE == 4 {
             gpu_suite::<K, u32>(gpu, suite, &input, &d_in, &mut out, &what)?;

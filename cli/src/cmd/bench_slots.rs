@@ -120,11 +120,24 @@ pub(crate) fn time_gpu_rotating(
     )
 }
 
-/// [`time_gpu_slots`] over slots this function makes: `k` slots (as [`slot_count`] of
-/// `slot_bytes`, what one call reads plus writes), each made by `make` (its buffers) and put in
-/// place by `restore` (copies of the pristine input; a no-op for calls that only read). Returns
-/// the median of `reps` timed `call`s and the last call's slot, which holds its result. The
-/// reproductions time through this, as the bench rows through [`time_gpu_slots`].
+/// Median time of a device-to-device copy of `src` (the bound of the rows beside it), over
+/// rotating input and output slots.
+pub(crate) fn time_copy<T: DeviceCopy>(
+    gpu: &Gpu,
+    reps: u32,
+    what: &str,
+    src: &DeviceBuffer<T>,
+) -> Result<f64, CliError> {
+    let k = slot_count(gpu, 2 * src.len() * std::mem::size_of::<T>());
+    let ins = InputSlots::new(gpu, src, k, what)?;
+    let mut outs = buffers::<T>(gpu, src.len(), k, what)?;
+    time_gpu_rotating(gpu, reps, what, k, |s| outs[s].copy_from_device(ins.get(s))).map(|(t, _)| t)
+}
+
+/// [`time_gpu_slots`] over slots this function makes, for calls that overwrite their input: `k`
+/// slots (as [`slot_count`] of `slot_bytes`, what one call reads plus writes), each made by
+/// `make` (its buffers) and put in place by `restore` (the pristine input copied back). Returns
+/// the median of `reps` timed `call`s and the last call's slot, which holds its result.
 pub(crate) fn time_gpu_made_slots<S>(
     gpu: &Gpu,
     reps: u32,

@@ -121,7 +121,6 @@ impl FastPolicy {
             hist_threads: 256,
             hist_items: 16,
             hist_blocks_per_sm: HIST_BLOCKS_PER_SM,
-
             plan_threads: 256,
             lookback_window: LOOKBACK_WINDOW,
             small_threads: SMALL_THREADS,

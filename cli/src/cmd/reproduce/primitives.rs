@@ -19,7 +19,7 @@ use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::{slot_count, time_gpu_rotating};
+use crate::cmd::bench_slots::{buffers, slot_count, time_gpu_rotating, InputSlots};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
@@ -61,19 +61,12 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         let what = format!("reproducing primitives at {n} u32 keys");
         // Each call's input and output: slots of copies spanning the L2 cache three times (the
         // reductions read the inputs alone).
-        let err = gpu_err(&what);
+        let d_in = DeviceBuffer::from_host(&gpu, &input).map_err(gpu_err(&what))?;
         let k = slot_count(&gpu, 8 * n as usize);
-        let mut slots = (0..k)
-            .map(|_| {
-                let d_in = DeviceBuffer::from_host(&gpu, &input)?;
-                let d_out = DeviceBuffer::<u32>::alloc(&gpu, input.len())?;
-                Ok((d_in, d_out))
-            })
-            .collect::<sortlab_primitives::Result<Vec<_>>>()
-            .map_err(&err)?;
+        let ins = InputSlots::new(&gpu, &d_in, k, &what)?;
+        let mut outs = buffers::<u32>(&gpu, input.len(), k, &what)?;
         let (t, _) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
-            let (d_in, d_out) = &mut slots[s];
-            d_out.copy_from_device(d_in)
+            outs[s].copy_from_device(ins.get(s))
         })?;
         let copy = point("copy", n, t, 8 * n);
         if reduce_sizes.contains(&log2) {
@@ -81,7 +74,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
             for v in ReduceVariant::ALL {
                 let mut got = 0u64;
                 let (t, _) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
-                    got = reduce_sum(&gpu, &slots[s].0, v)?;
+                    got = reduce_sum(&gpu, ins.get(s), v)?;
                     Ok(())
                 })?;
                 check(got == want, &what, || {
@@ -97,18 +90,17 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
                     continue;
                 }
                 let (t, last) = time_gpu_rotating(&gpu, args.reps, &what, k, |s| {
-                    let (d_in, d_out) = &mut slots[s];
                     scan(
                         &gpu,
-                        d_in,
-                        d_out,
+                        ins.get(s),
+                        &mut outs[s],
                         ScanOp::Sum,
                         ScanKind::Exclusive,
                         Direction::Forward,
                         v,
                     )
                 })?;
-                let d_out = &slots[last].1;
+                let d_out = &outs[last];
                 check_scan(&input, d_out, &what, v)?;
                 scan_pts.push(point(v.name(), n, t, 8 * n));
             }

@@ -24,7 +24,7 @@ use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::wrong;
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::{time_gpu_in_place, time_gpu_made_slots};
+use crate::cmd::bench_slots::{time_copy, time_gpu_in_place, time_gpu_made_slots};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::plot::Scale;
@@ -73,34 +73,10 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         let d_in = DeviceBuffer::from_host(&gpu, &input).map_err(&err)?;
         let d_index = DeviceBuffer::from_host(&gpu, &index).map_err(&err)?;
         let alloc = || DeviceBuffer::<u32>::alloc(&gpu, n);
-        let copy_of = |b: &DeviceBuffer<u32>| {
-            let mut c = alloc()?;
-            c.copy_from_device(b)?;
-            Ok(c)
-        };
         // The bound: a device-to-device copy of the same bytes (keys; keys and values).
-        let (t, _) = time_gpu_made_slots(
-            &gpu,
-            args.reps,
-            &what,
-            8 * n,
-            || Ok((copy_of(&d_in)?, alloc()?)),
-            |_| Ok(()),
-            |(src, dst)| dst.copy_from_device(src),
-        )?;
+        let t = time_copy(&gpu, args.reps, &what, &d_in)?;
         let mut measured = vec![(series("copy", false), "copy", t, 8 * n as u64)];
-        let (t, _) = time_gpu_made_slots(
-            &gpu,
-            args.reps,
-            &what,
-            16 * n,
-            || Ok((copy_of(&d_in)?, copy_of(&d_index)?, alloc()?, alloc()?)),
-            |_| Ok(()),
-            |(k, v, k_out, v_out)| {
-                k_out.copy_from_device(k)?;
-                v_out.copy_from_device(v)
-            },
-        )?;
+        let t = t + time_copy(&gpu, args.reps, &what, &d_index)?;
         measured.push((series("copy", true), "copy", t, 16 * n as u64));
         for v in RadixVariant::ALL {
             let opts = RadixOptions::default().with_variant(v);

@@ -30,7 +30,7 @@ use crate::backend::patterns::Pattern;
 use crate::cmd::bench::{today, BenchRow};
 use crate::cmd::bench_algos::{rough_err, time_cpu, wrong};
 use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::{time_gpu_in_place, time_gpu_made_slots};
+use crate::cmd::bench_slots::{slot_count, time_gpu_in_place, time_gpu_rotating, InputSlots};
 use crate::cmd::note;
 use crate::engine::{cpu_description, open_gpu};
 use crate::error::CliError;
@@ -301,19 +301,14 @@ impl Bench<'_> {
         }
         if let Some(gpu) = self.gpu {
             let what = format!("reproducing roughsort: radius of {n} u32 keys, k = {k}");
+            let d_in = DeviceBuffer::from_host(gpu, &input).map_err(gpu_err(&what))?;
+            let k_slots = slot_count(gpu, 4 * input.len());
+            let ins = InputSlots::new(gpu, &d_in, k_slots, &what)?;
             let mut got = usize::MAX;
-            let (t, _) = time_gpu_made_slots(
-                gpu,
-                self.reps,
-                &what,
-                4 * input.len(),
-                || DeviceBuffer::from_host(gpu, &input),
-                |_| Ok(()),
-                |d_in| {
-                    got = sortlab_roughsort::radius(gpu, d_in, ORDER).map_err(rough_err)?;
-                    Ok(())
-                },
-            )?;
+            let (t, _) = time_gpu_rotating(gpu, self.reps, &what, k_slots, |s| {
+                got = sortlab_roughsort::radius(gpu, ins.get(s), ORDER).map_err(rough_err)?;
+                Ok(())
+            })?;
             check_radius("gpu", n, k, got)?;
             out.push(self.push("gpu", "gpu", "radius", n, k, t));
         }
