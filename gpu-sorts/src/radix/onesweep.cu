@@ -288,6 +288,23 @@ onesweep_plan(const u32* hist, u64* base, u32* plan, u32 passes, u32 portions, u
     }
 }
 
+// Loads a thread's ITEMS_PER_THREAD words of a tile warp-striped (element warp_first + j * 32 +
+// lane of the tile at tile_start), so that each load is coalesced; past the end, 0.
+template <typename T>
+__device__ __forceinline__ void load_striped(T (&x)[ITEMS_PER_THREAD], const T* src, u64 tile_start, u32 warp_first,
+                                             u32 lane, bool full, u32 valid) {
+    if (full) {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) x[j] = src[tile_start + warp_first + j * WARP_THREADS + lane];
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 e = warp_first + j * WARP_THREADS + lane;
+            x[j] = e < valid ? src[tile_start + e] : (T)0;
+        }
+    }
+}
+
 // Writes tile-sorted element r (key, and value with PAIRS) to its output position.
 __device__ __forceinline__ void scatter_one(u32 r, const Key* exchange_keys, const Value* exchange_values,
                                             const u64* global_off, Key* dst, Value* vdst, Key neg, Key pos, u32 shift,
@@ -363,6 +380,11 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         warp_masks[i] = 0;
 #endif
     }
+    // One tile a block. (Measured and not kept, H100, 2^28 u32, whole sort: persistent blocks,
+    // as many as are resident, each claiming its next tile during the look-back and loading its
+    // keys while scattering this tile's: 8.73 ms keys (384x24) and 15.4 pairs (512x16) against
+    // 5.79 and 9.27: a claimed tile waits a scatter before it starts, and the look-backs of the
+    // tiles after it wait on it.)
     if (tid == 0) tile_shared = atomicAdd(counter, 1u);
     __syncthreads();
     const u32 tile = tile_shared;
@@ -377,16 +399,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     // input order. Elements past the end get the largest digit: they rank after every real key.
     const u32 warp_first = warp * WARP_ITEMS;
     Key k[ITEMS_PER_THREAD];
-    if (full) {
-#pragma unroll
-        for (int j = 0; j < ITEMS_PER_THREAD; ++j) k[j] = src[tile_start + warp_first + j * WARP_THREADS + lane];
-    } else {
-#pragma unroll
-        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
-            const u32 e = warp_first + j * WARP_THREADS + lane;
-            k[j] = e < valid ? src[tile_start + e] : (Key)0;
-        }
-    }
+    load_striped(k, src, tile_start, warp_first, lane, full, valid);
 
     // Rank within the warp: lanes with equal digits are found together, the highest of them
     // adds their number to the warp's counter, each gets the old count plus its lower peers.
@@ -482,18 +495,14 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
 #if PAIRS
     // Values: loaded now, so that the loads overlap the look-back. (Loaded with the keys instead,
     // measured on an H100, 2^28 u32/u32: 384x16 10.48 ms either way, 512x16 12.0 against 9.79:
-    // the values' registers spill through the ranking.)
+    // the values' registers spill through the ranking.) Measured and not kept (same measure,
+    // whole sort): the tile's values bulk-copied (TMA) into their exchange tile when the tile
+    // starts and read back after ranking, 10.67 ms against 9.27 (512x16); CUB's order, values
+    // loaded after the look-back and exchanged through the keys' tile once the keys are written
+    // (less shared memory a block): 10.86 (512x16), 10.39 (384x20), 12.26 (384x24), 14.09
+    // (384x16, 3 blocks an SM): values, ranks and digits live together and spill.
     Value v[ITEMS_PER_THREAD];
-    if (full) {
-#pragma unroll
-        for (int j = 0; j < ITEMS_PER_THREAD; ++j) v[j] = vsrc[tile_start + warp_first + j * WARP_THREADS + lane];
-    } else {
-#pragma unroll
-        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
-            const u32 e = warp_first + j * WARP_THREADS + lane;
-            v[j] = e < valid ? vsrc[tile_start + e] : (Value)0;
-        }
-    }
+    load_striped(v, vsrc, tile_start, warp_first, lane, full, valid);
 #endif
 
     // Decoupled look-back, one digit per thread: add the predecessors' counts of the digit
