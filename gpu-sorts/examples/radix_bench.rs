@@ -443,13 +443,22 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
 /// Policies from `RADIX_POLICIES`: comma-separated `TxIxM` + `a` (atomic-or), `b` (ballot) or
 /// `m` (match-any), e.g. `384x15x3a,384x20x2b`, for keys of `key_size` bytes and values of
 /// `value_size` (0: keys only); `RADIX_HIST=BxTxI` sets the histogram kernel's blocks per SM,
-/// threads and keys per thread in all of them.
+/// threads and keys per thread in all of them, `RADIX_SMALL=TxI` the one-block sort's threads
+/// and keys per thread (inputs up to T * I keys take it). Each shape is timed as given at every
+/// size (no mid-sized shape).
 fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
     let spec = std::env::var("RADIX_POLICIES").unwrap_or_else(|_| "384x15x3a".into());
     let hist = match std::env::var("RADIX_HIST") {
         Ok(h) => match dims(&h, "RADIX_HIST")?[..] {
             [per_sm, threads, items] => Some((per_sm, threads, items)),
             _ => return Err(format!("RADIX_HIST {h}: want BLOCKSxTHREADSxITEMS").into()),
+        },
+        Err(_) => None,
+    };
+    let small = match std::env::var("RADIX_SMALL") {
+        Ok(h) => match dims(&h, "RADIX_SMALL")?[..] {
+            [threads, items] => Some((threads, items)),
+            _ => return Err(format!("RADIX_SMALL {h}: want THREADSxITEMS").into()),
         },
         Err(_) => None,
     };
@@ -463,6 +472,7 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
         p.block_threads = t;
         p.items_per_thread = i;
         p.min_blocks = b;
+        p.mid_max = 0; // this shape at every size
         p.rank_match = match m {
             "a" => RankMatch::AtomicOr,
             "b" => RankMatch::Ballot,
@@ -473,6 +483,10 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
             p.hist_blocks_per_sm = per_sm;
             p.hist_threads = threads;
             p.hist_items = items;
+        }
+        if let Some((threads, items)) = small {
+            p.small_threads = threads;
+            p.small_items = items;
         }
         out.push((item.to_string(), p));
     }

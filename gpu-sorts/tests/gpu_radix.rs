@@ -306,6 +306,15 @@ fn fast_tuning_shapes() {
             }),
         ),
         ("6 bits", Box::new(|p| p.radix_bits = 6)),
+        (
+            "mid-sized shape 128x5 at every length",
+            Box::new(|p| {
+                p.mid_max = usize::MAX;
+                p.mid_threads = 128;
+                p.mid_items = 5;
+                p.mid_min_blocks = 4;
+            }),
+        ),
         ("1 bit", Box::new(|p| p.radix_bits = 1)),
     ];
     for (name, f) in &shapes {
@@ -314,7 +323,9 @@ fn fast_tuning_shapes() {
             for n in [20_000usize, 123_457] {
                 for shape in 0..3 {
                     let input = keys::<u32>(n, shape, n as u64);
+                    // The shape under test at every length (no mid-sized shape unless asked).
                     let mut p = FastPolicy::for_types(4, 4);
+                    p.mid_max = 0;
                     f(&mut p);
                     let values: Vec<u32> = (0..n as u32).collect();
                     let mut k = DeviceBuffer::from_host(&gpu, &input).unwrap();
@@ -333,6 +344,7 @@ fn fast_tuning_shapes() {
                     )
                     .unwrap_or_else(|e| panic!("{name} n={n} shape {shape} {order}: {e}"));
                     let mut p8 = FastPolicy::for_types(8, 0);
+                    p8.mid_max = 0;
                     f(&mut p8);
                     let k64: Vec<f64> = keys::<f64>(n, shape, 3);
                     let mut dk = DeviceBuffer::from_host(&gpu, &k64).unwrap();

@@ -94,12 +94,13 @@ impl Layout {
 
 /// Scratch bytes of `job` under `policy`.
 pub(crate) fn scratch_bytes(job: &Job, policy: &FastPolicy) -> usize {
-    Layout::new(job, policy).map_or(0, |l| l.total)
+    Layout::new(job, &policy.for_len(job.n)).map_or(0, |l| l.total)
 }
 
 /// Sorts `job` (n >= 2, a non-empty bit range) in place.
 pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
     policy.validate()?;
+    let policy = &policy.for_len(job.n);
     let Some(l) = Layout::new(job, policy) else {
         return small(gpu, job, policy, at);
     };

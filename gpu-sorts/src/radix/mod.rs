@@ -63,7 +63,13 @@
 //! Against CUB's `DeviceRadixSort` in the same run (`scripts/bench-gpu radix`, whole calls,
 //! uniform keys; > 1: sortlab faster): u32 keys 1.01 at 2^20, 1.17 at 2^22, 1.14 at 2^24, 1.11
 //! at 2^26, 1.10 at 2^28 (46.4 against 42.1 Gkeys/s), 1.11 at 2^30; u32/u32 pairs 0.98, 1.09,
-//! 0.96, 0.90, 0.93, 0.91. At 2^24 and 2^28: u64 keys 1.70 and 1.70, pairs 1.65 and 1.66 (the
+//! 0.96, 0.90, 0.93, 0.91. Below 2^20, where a sort lasts tens of microseconds and a pass about
+//! as long as one tile takes, inputs up to 2^19 keys take smaller tiles
+//! ([`FastPolicy::mid_max`]), and the plan kernel loads every pass's counts at once; another
+//! run, u32 keys / pairs: 2^12 (the one-block sort) 0.89 / 0.89, 2^13 1.06 / 1.28, 2^14 1.17
+//! / 1.26, 2^16 1.28 / 1.36, 2^18 1.20 / 1.21, 2^19 1.20 / 1.12, 2^20 1.10 / 1.06, 2^24 1.13 /
+//! 0.95, 2^28 1.10 / 0.91 (before: 0.76 / 0.92 at 2^13, 0.78 / 0.94 at 2^14, 0.90 / 1.08 at
+//! 2^16, 0.98 / 1.02 at 2^18, every pass then 384×24 keys a tile). At 2^24 and 2^28: u64 keys 1.70 and 1.70, pairs 1.65 and 1.66 (the
 //! uniform keys' upper passes are skipped; CUB sorts all 64 bits); f64 keys 1.20 and 1.17,
 //! pairs 1.17 and 1.18; f32 keys 0.99 and 0.94, pairs 0.94 and 0.89 (CUB's f32 rate is above
 //! its own u32 rate: the uniform floats' top digits are few, which its ranking likes).
@@ -144,6 +150,12 @@ pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, 
         (
             fast::ONESWEEP_SOURCE,
             words.clone().extend(&fast.pass_defines()),
+        ),
+        (
+            fast::ONESWEEP_SOURCE,
+            words
+                .clone()
+                .extend(&fast.for_len(fast.mid_max).pass_defines()),
         ),
         (
             fast::SMALL_SOURCE,
@@ -404,8 +416,8 @@ pub fn sort_pairs_host<K: SortKey, V: SortValue>(
 }
 
 /// The lengths at which `variant` changes code path or tile count, for any key and value
-/// size: the one-block limit and the onesweep tile (fast), the tile (Satish, one bit). Tests
-/// visit each of them ±1.
+/// size: the one-block limit, the mid-sized tile, the mid-sized limit and the large tile
+/// (fast), the tile (Satish, one bit). Tests visit each of them ±1.
 pub fn edge_lengths(variant: RadixVariant) -> Vec<usize> {
     let mut v = match variant {
         RadixVariant::OneBit => vec![onebit::ONEBIT_TILE],
@@ -414,7 +426,8 @@ pub fn edge_lengths(variant: RadixVariant) -> Vec<usize> {
             .into_iter()
             .flat_map(|(k, v)| {
                 let p = FastPolicy::for_types(k, v);
-                [p.small_max(), p.tile_items(), 2 * p.tile_items()]
+                let mid = p.for_len(p.mid_max).tile_items();
+                [p.small_max(), mid, 2 * mid, p.mid_max, p.tile_items()]
             })
             .collect(),
     };

@@ -94,6 +94,7 @@ typedef VALUE_WORD Value;
 #define WARP_ITEMS (WARP_THREADS * ITEMS_PER_THREAD)
 #define DIGITS_PER_THREAD ((RADIX_DIGITS + BLOCK_THREADS - 1) / BLOCK_THREADS)
 #define PLAN_DIGITS_PER_THREAD ((RADIX_DIGITS + PLAN_THREADS - 1) / PLAN_THREADS)
+#define PLAN_BATCH 4  // passes whose counts the plan kernel loads at once
 #define HIST_CHUNK (HIST_THREADS * HIST_ITEMS)
 #define HIST_PASSES_MAX ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
 #define HIST_VEC (16 / (int)sizeof(Key))
@@ -244,38 +245,52 @@ onesweep_plan(const u32* hist, u64* base, u32* plan, u32 passes, u32 portions, u
         active_mask_lo = 0;
         active_mask_hi = 0;
     }
-    for (u32 p = 0; p < passes; ++p) {
-        u64 totals[PLAN_DIGITS_PER_THREAD];
-        u64 sum = 0;
-        int trivial = 0;
+    // Passes are taken PLAN_BATCH at a time, their counts loaded first (independent loads: one
+    // memory latency a batch rather than one a pass), then scanned one pass after another.
+    for (u32 p0 = 0; p0 < passes; p0 += PLAN_BATCH) {
+        u64 totals[PLAN_BATCH][PLAN_DIGITS_PER_THREAD];
 #pragma unroll
-        for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
-            const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
-            u64 t = 0;
-            if (d < RADIX_DIGITS) {
-                for (u32 q = 0; q < portions; ++q) t += hist[((u64)q * passes + p) * RADIX_DIGITS + d];
-            }
-            totals[i] = t;
-            sum += t;
-            trivial |= (t == n);
-        }
-        trivial = __syncthreads_or(trivial);
-        u64 block_total;
-        u64 excl = Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), block_total, tmp);
+        for (int b = 0; b < PLAN_BATCH; ++b) {
 #pragma unroll
-        for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
-            const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
-            if (d < RADIX_DIGITS) base[(u64)p * portions * RADIX_DIGITS + d] = excl;
-            excl += totals[i];
-        }
-        if (tid == 0 && !trivial) {
-            if (p < 32) {
-                active_mask_lo |= 1u << p;
-            } else {
-                active_mask_hi |= 1u << (p - 32);
+            for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
+                const u32 p = p0 + b;
+                const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
+                u64 t = 0;
+                if (p < passes && d < RADIX_DIGITS) {
+                    for (u32 q = 0; q < portions; ++q) t += hist[((u64)q * passes + p) * RADIX_DIGITS + d];
+                }
+                totals[b][i] = t;
             }
         }
-        __syncthreads();
+#pragma unroll
+        for (int b = 0; b < PLAN_BATCH; ++b) {
+            const u32 p = p0 + b;
+            if (p >= passes) break;  // the same for every thread
+            u64 sum = 0;
+            int trivial = 0;
+#pragma unroll
+            for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
+                sum += totals[b][i];
+                trivial |= (totals[b][i] == n);
+            }
+            trivial = __syncthreads_or(trivial);
+            u64 block_total;
+            u64 excl = Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), block_total, tmp);
+#pragma unroll
+            for (int i = 0; i < PLAN_DIGITS_PER_THREAD; ++i) {
+                const u32 d = tid * PLAN_DIGITS_PER_THREAD + i;
+                if (d < RADIX_DIGITS) base[(u64)p * portions * RADIX_DIGITS + d] = excl;
+                excl += totals[b][i];
+            }
+            if (tid == 0 && !trivial) {
+                if (p < 32) {
+                    active_mask_lo |= 1u << p;
+                } else {
+                    active_mask_hi |= 1u << (p - 32);
+                }
+            }
+            __syncthreads();
+        }
     }
     if (tid == 0) {
         u32 in_spare = 0;

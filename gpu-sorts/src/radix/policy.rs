@@ -34,6 +34,17 @@ pub struct FastPolicy {
     pub items_per_thread: u32,
     /// `__launch_bounds__` minimum of resident pass blocks per multiprocessor (caps registers).
     pub min_blocks: u32,
+    /// Inputs of at most this many keys (and more than [`FastPolicy::small_max`]) take the pass
+    /// kernel shaped `mid_threads` × `mid_items`, `mid_min_blocks` instead: such an input has
+    /// few tiles, each pass lasts about as long as one tile takes, and smaller tiles take less
+    /// ([`FastPolicy::for_len`]). 0: never.
+    pub mid_max: usize,
+    /// Threads per block of the pass kernel for inputs of at most `mid_max` keys.
+    pub mid_threads: u32,
+    /// Keys per thread of the pass kernel for inputs of at most `mid_max` keys.
+    pub mid_items: u32,
+    /// `__launch_bounds__` minimum of resident blocks for inputs of at most `mid_max` keys.
+    pub mid_min_blocks: u32,
     /// Digit width, 1 to 11 bits (8: 256 digits, 4 passes for 32-bit keys).
     pub radix_bits: u32,
     /// How a warp finds its lanes with equal digits.
@@ -75,6 +86,15 @@ pub struct FastPolicy {
 /// ×2 9.71-9.79 ms (was 9.93), 384×24 ×2 9.71, 384×22 ×2 9.84, 448×20 ×2 9.85, 512×18 ×2
 /// 9.93, 384×20 ×2 9.97, 512×14 ×2 10.03, 384×18 ×2 10.21, 448×16 ×2 10.27, 384×26 ×2 10.43.
 const KEYS_4B: (u32, u32, u32) = (384, 24, 2);
+/// Mid-sized inputs (up to MID_MAX keys): 384×8 ×3. Measured on an H100 (u32 keys / u32 pairs,
+/// kernel only, ms, against the large-input shapes 384×24 / 512×16): 2^13 0.039 / 0.042 (0.052
+/// / 0.050), 2^14 0.038 / 0.045 (0.054 / 0.057), 2^16 0.042 / 0.046 (0.058 / 0.057), 2^18 0.047
+/// / 0.057 (0.056 / 0.065), 2^20 0.074 / 0.091 (0.069 / 0.080); 512×4 ×2, 256×4 ×4, 256×8 ×4
+/// within 0.005 of it up to 2^16, slower from 2^18; 128×8 ×8 and 128×16 ×8 slower throughout.
+const MID: (u32, u32, u32) = (384, 8, 3);
+/// The largest input that takes the mid-sized shape (between 2^18 and 2^20, where the two
+/// shapes cross).
+const MID_MAX: usize = 1 << 19;
 /// 4-byte keys with 4-byte values.
 const PAIRS_4B: (u32, u32, u32) = (512, 16, 2);
 /// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
@@ -116,6 +136,10 @@ impl FastPolicy {
             block_threads,
             items_per_thread,
             min_blocks,
+            mid_max: MID_MAX,
+            mid_threads: MID.0,
+            mid_items: MID.1,
+            mid_min_blocks: MID.2,
             radix_bits: RADIX_BITS,
             rank_match: RankMatch::AtomicOr,
             hist_threads: 256,
@@ -132,6 +156,25 @@ impl FastPolicy {
             small_radix_bits: SMALL_RADIX_BITS,
             portion_tiles: None,
         }
+    }
+
+    /// The policy that sorts `n` keys: this one, with the mid-sized pass shape in place of the
+    /// large one when `n <= mid_max`.
+    ///
+    /// ```
+    /// use sortlab_gpu_sorts::radix::FastPolicy;
+    /// let p = FastPolicy::for_types(4, 0);
+    /// assert_eq!(p.for_len(p.mid_max).block_threads, p.mid_threads);
+    /// assert_eq!(p.for_len(p.mid_max + 1), p);
+    /// ```
+    pub fn for_len(&self, n: usize) -> FastPolicy {
+        let mut p = *self;
+        if n <= self.mid_max {
+            p.block_threads = self.mid_threads;
+            p.items_per_thread = self.mid_items;
+            p.min_blocks = self.mid_min_blocks;
+        }
+        p
     }
 
     /// Keys per tile of the pass kernel.
@@ -177,6 +220,7 @@ impl FastPolicy {
         let bad = |what: String| Err(Error::InvalidArgument(format!("fast radix policy: {what}")));
         for (name, t) in [
             ("block_threads", self.block_threads),
+            ("mid_threads", self.mid_threads),
             ("hist_threads", self.hist_threads),
             ("plan_threads", self.plan_threads),
             ("small_threads", self.small_threads),
@@ -187,7 +231,11 @@ impl FastPolicy {
                 ));
             }
         }
-        if self.items_per_thread == 0 || self.hist_items == 0 || self.small_items == 0 {
+        if self.items_per_thread == 0
+            || self.mid_items == 0
+            || self.hist_items == 0
+            || self.small_items == 0
+        {
             return bad("items per thread must be positive".into());
         }
         if self.hist_items % 4 != 0 {
@@ -202,7 +250,7 @@ impl FastPolicy {
                 self.lookback_window
             ));
         }
-        if self.hist_blocks_per_sm == 0 || self.min_blocks == 0 {
+        if self.hist_blocks_per_sm == 0 || self.min_blocks == 0 || self.mid_min_blocks == 0 {
             return bad("blocks per multiprocessor must be positive".into());
         }
         if !(1..=11).contains(&self.radix_bits) {
@@ -214,8 +262,12 @@ impl FastPolicy {
                 self.small_radix_bits
             ));
         }
-        if self.tile_items() as u64 > PORTION_LIMIT {
-            return bad(format!("a tile of {} keys is too large", self.tile_items()));
+        let mid_tile = self.mid_threads as u64 * self.mid_items as u64;
+        if self.tile_items() as u64 > PORTION_LIMIT || mid_tile > PORTION_LIMIT {
+            return bad(format!(
+                "a tile of {} keys is too large",
+                self.tile_items().max(mid_tile as usize)
+            ));
         }
         if self.small_max() > 65535 {
             return bad(format!(
@@ -263,8 +315,11 @@ mod tests {
             p.validate().unwrap();
             assert!(p.tiles_per_portion() * (p.tile_items() as u64) < 1 << 30);
             // Within what a Hopper or Ampere block may opt into (227 KiB, 163 KiB on A100).
-            // Two blocks per multiprocessor fit Hopper's 228 KiB.
+            // Two blocks per multiprocessor fit Hopper's 228 KiB, and three mid-sized ones.
             assert!(p.pass_shared_bytes(k, v) < 110 * 1024, "{k} {v}");
+            let mid = p.for_len(p.mid_max);
+            assert!(mid.pass_shared_bytes(k, v) <= 74 * 1024, "{k} {v} mid");
+            assert!(p.mid_max > p.small_max());
             assert!(p.small_max() * (k + v) <= 40 * 1024);
         }
         let mut p = FastPolicy::for_types(4, 0);
@@ -272,6 +327,9 @@ mod tests {
         assert!(p.validate().is_err());
         p.radix_bits = 8;
         p.block_threads = 100;
+        assert!(p.validate().is_err());
+        let mut p = FastPolicy::for_types(4, 4);
+        p.mid_items = 0;
         assert!(p.validate().is_err());
     }
 }
