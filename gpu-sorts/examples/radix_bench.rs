@@ -12,9 +12,10 @@
 //! u32/u32 pairs, u64 keys; `phases`: the fast sort of 2^28 u32 keys by 8, 16, 24, 32 bits
 //! (fixed cost and cost per pass); `sweep`: fast-sort policies at 2^28; `classic`: OneBit and
 //! Satish; `tune`: shapes × look-back windows at 2^28, the fastest per workload then timed as
-//! in `table` (and `phases`); `policies` / `policies-pairs`: the shapes listed in
-//! `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then `a`tomic-or,
-//! `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs (2^`RADIX_LOG2` if set). With no
+//! in `table` (and `phases`); `policies` / `policies-pairs` / `policies-f32`: the shapes listed
+//! in `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then
+//! `a`tomic-or, `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs / f32 keys
+//! (2^`RADIX_LOG2` if set). With no
 //! argument: table, phases, sweep, classic.
 
 use std::error::Error;
@@ -578,6 +579,9 @@ fn main() -> Res<()> {
     }
     if args.iter().any(|a| a == "policies-pairs") {
         sweep::<u32>(&gpu, &mut flush, true, &env_policies(4, 4)?)?;
+    }
+    if args.iter().any(|a| a == "policies-f32") {
+        sweep::<f32>(&gpu, &mut flush, false, &env_policies(4, 0)?)?;
     }
     if args.iter().any(|a| a == "tune") {
         tune(&gpu, &mut flush)?;
