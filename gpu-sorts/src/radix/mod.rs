@@ -61,25 +61,33 @@
 //! histogram.)
 //!
 //! Against CUB's `DeviceRadixSort` in the same run (`scripts/bench-gpu radix`, whole calls,
-//! uniform keys; > 1: sortlab faster): u32 keys 1.01 at 2^20, 1.17 at 2^22, 1.14 at 2^24, 1.11
-//! at 2^26, 1.10 at 2^28 (46.4 against 42.1 Gkeys/s), 1.11 at 2^30; u32/u32 pairs 0.98, 1.09,
-//! 0.96, 0.90, 0.93, 0.91. Below 2^20, where a sort lasts tens of microseconds and a pass about
-//! as long as one tile takes, inputs up to 2^19 keys take smaller tiles
-//! ([`FastPolicy::mid_max`]), and the plan kernel loads every pass's counts at once; another
-//! run, u32 keys / pairs: 2^12 (the one-block sort) 0.89 / 0.89, 2^13 1.06 / 1.28, 2^14 1.17
-//! / 1.26, 2^16 1.28 / 1.36, 2^18 1.20 / 1.21, 2^19 1.20 / 1.12, 2^20 1.10 / 1.06, 2^24 1.13 /
-//! 0.95, 2^28 1.10 / 0.91 (before: 0.76 / 0.92 at 2^13, 0.78 / 0.94 at 2^14, 0.90 / 1.08 at
-//! 2^16, 0.98 / 1.02 at 2^18, every pass then 384×24 keys a tile). At 2^24 and 2^28: u64 keys 1.70 and 1.70, pairs 1.65 and 1.66 (the
-//! uniform keys' upper passes are skipped; CUB sorts all 64 bits); f64 keys 1.20 and 1.17,
-//! pairs 1.17 and 1.18; f32 keys 0.99 and 0.94, pairs 0.94 and 0.89 (CUB's f32 rate is above
-//! its own u32 rate: the uniform floats' top digits are few, which its ranking likes).
+//! uniform u32 keys in 0..2^31, median of 7; > 1: sortlab faster):
+//!
+//! | n | 2^12 | 2^14 | 2^16 | 2^18 | 2^20 | 2^22 | 2^24 | 2^26 | 2^28 | 2^30 |
+//! |---|---|---|---|---|---|---|---|---|---|---|
+//! | keys | 1.04 | 1.08 | 1.35 | 1.36 | 1.18 | 1.21 | 1.12 | 1.11 | 1.10 | 1.11 |
+//! | u32/u32 pairs | 0.95 | 1.18 | 1.36 | 1.29 | 1.10 | 1.11 | 0.96 | 0.91 | 0.93 | 0.91 |
+//!
+//! (2^28 keys: 46.2 against 42.0 Gkeys/s; pairs 28.8 against 30.9.) Inputs up to 2^12 keys
+//! take the one-block sort; up to 2^19, tiles of 384×8 keys ([`FastPolicy::mid_max`]): a sort
+//! of so few tiles lasts about as long as a tile takes, and smaller tiles take less (with
+//! 384×24 for every size, 2^14 was 0.78 / 0.94 and 2^16 0.90 / 1.08). At 2^24 and 2^28: u64
+//! keys 1.72 and 1.70, u64/u64 pairs 1.75 and 1.65 (the uniform keys' upper passes are skipped;
+//! CUB sorts all 64 bits); f64 keys 1.19 and 1.17, pairs 1.17 and 1.18; f32 keys 0.98 and 0.94,
+//! pairs 0.93 and 0.90 (CUB's f32 rate is above its own u32 rate; ours below: the pass over the
+//! uniform floats' top digit, three quarters of them one digit, takes 0.40 ms at 2^26 against
+//! 0.32 for u32's top pass, the other passes alike).
 //!
 //! A pass over 2^28 u32 keys takes about 1.33 ms (1.6 TB/s of the 2.99 a copy reaches; CUB's
 //! 1.46), bound by shared-memory wavefronts (the ranking's random digits conflict about 3x) and
 //! the look-back's latency, not by device memory; the histogram 0.46 ms (one read of the keys,
 //! as CUB's), the zeroing, plan and launches about 0.03 ms. A u32/u32 pair pass takes about
-//! 2.3 ms against CUB's 2.0-2.2 (CUB exchanges the values through the keys' shared memory
-//! after the keys have been written; its L1 throughput is 44% against our 57%).
+//! 2.3 ms against CUB's 2.0-2.2: latency-bound (Nsight Compute at 2^26: one warp in three
+//! cycles issues; a fifth of the warps' stalls wait at barriers, mostly for the look-back)
+//! with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
+//! shared memory once the keys are written), values staged by bulk copy, early digit counts
+//! and persistent blocks were each measured here and were slower (`onesweep.cu` has the
+//! figures).
 //! Satish's sort: 0.157 ms at 2^20, 1.14 ms at 2^24; the one-bit sort 0.695 ms and 4.22 ms
 //! (u32 keys).
 //!
