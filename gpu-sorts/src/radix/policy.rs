@@ -89,8 +89,9 @@ const KEYS_4B: (u32, u32, u32) = (384, 24, 2);
 /// Mid-sized inputs (up to MID_MAX keys): 384×8 ×3. Measured on an H100 (u32 keys / u32 pairs,
 /// kernel only, ms, against the large-input shapes 384×24 / 512×16): 2^13 0.039 / 0.042 (0.052
 /// / 0.050), 2^14 0.038 / 0.045 (0.054 / 0.057), 2^16 0.042 / 0.046 (0.058 / 0.057), 2^18 0.047
-/// / 0.057 (0.056 / 0.065), 2^20 0.074 / 0.091 (0.069 / 0.080); 512×4 ×2, 256×4 ×4, 256×8 ×4
-/// within 0.005 of it up to 2^16, slower from 2^18; 128×8 ×8 and 128×16 ×8 slower throughout.
+/// / 0.057 (0.056 / 0.065), 2^20 0.074 / 0.091 (0.069 / 0.080); keys: 256×8 ×4 and 512×4 ×2
+/// within 0.002 ms of it from 2^13 to 2^18 (256×4 ×4 up to 2^16), 128×8 ×8 and 128×16 ×8 up to
+/// 0.016 ms slower.
 const MID: (u32, u32, u32) = (384, 8, 3);
 /// The largest input that takes the mid-sized shape (between 2^18 and 2^20, where the two
 /// shapes cross).
