@@ -445,7 +445,8 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
 /// `m` (match-any), e.g. `384x15x3a,384x20x2b`, for keys of `key_size` bytes and values of
 /// `value_size` (0: keys only); `RADIX_HIST=BxTxI` sets the histogram kernel's blocks per SM,
 /// threads and keys per thread in all of them, `RADIX_SMALL=TxI` the one-block sort's threads
-/// and keys per thread (inputs up to T * I keys take it). Each shape is timed as given at every
+/// and keys per thread (inputs up to T * I keys take it), `RADIX_WINDOW` the look-back window.
+/// Each shape is timed as given at every
 /// size (no mid-sized shape).
 fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
     let spec = std::env::var("RADIX_POLICIES").unwrap_or_else(|_| "384x15x3a".into());
@@ -484,6 +485,9 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
             p.hist_blocks_per_sm = per_sm;
             p.hist_threads = threads;
             p.hist_items = items;
+        }
+        if let Ok(w) = std::env::var("RADIX_WINDOW") {
+            p.lookback_window = w.parse()?;
         }
         if let Some((threads, items)) = small {
             p.small_threads = threads;

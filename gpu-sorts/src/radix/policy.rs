@@ -108,7 +108,8 @@ const PAIRS_8B: (u32, u32, u32) = (384, 12, 2);
 /// time 0.456 ms; 128-512 threads, 8-32 keys, 4-16 blocks/SM all within 3%; see onesweep.cu).
 const HIST_BLOCKS_PER_SM: u32 = 8;
 /// Look-back window: 8 predecessors per step (H100, u32 keys at 2^28 with 384×15: window 1
-/// 7.94 ms, 8 7.83, 16 8.35).
+/// 7.94 ms, 8 7.83, 16 8.35; again with 384×24 keys / 512×16 pairs: 4 5.77 / 9.32, 8 5.80 /
+/// 9.27, 12 5.85 / 9.37, 16 5.93 / 9.41, 24 6.01 / 10.06).
 const LOOKBACK_WINDOW: u32 = 8;
 /// The digit: 8 bits, as Onesweep's.
 const RADIX_BITS: u32 = 8;
