@@ -447,7 +447,12 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
             // ms), and the first look-back window read before the exchange (6.91 ms). Also
             // not kept: the tile's digit counts taken (one shared add a key) and published
             // before the ranking, as CUB's early counts, so that later look-backs wait less:
-            // 6.02 ms keys (384x24) and 9.40 pairs (512x16) against 5.80 and 9.27.
+            // 6.02 ms keys (384x24) and 9.40 pairs (512x16) against 5.80 and 9.27. Nor the
+            // lanes holding lane 0's digit matched by a ballot, leaving that digit's mask alone
+            // (uniform f32 keys' top pass: three quarters of the keys share a digit, and their
+            // atomics on one word take 50 M wavefronts against 7 M for u32, 0.39 ms against
+            // 0.32 at 2^26): f32 keys 5.99 against 6.02 ms, but u32 6.13 against 5.80, ascending
+            // 5.80 against 5.40, pairs 9.32 against 9.28 (three instructions more a key).
             before = atomicAdd(wh + d, (u32)__popc(peers));
             wm[d] = 0;
         }
