@@ -474,7 +474,9 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
         p.block_threads = t;
         p.items_per_thread = i;
         p.min_blocks = b;
-        p.mid_max = 0; // this shape at every size
+        // This shape at every size.
+        p.mid_max = 0;
+        p.large_min = usize::MAX;
         p.rank_match = match m {
             "a" => RankMatch::AtomicOr,
             "b" => RankMatch::Ballot,

@@ -315,6 +315,15 @@ fn fast_tuning_shapes() {
                 p.mid_min_blocks = 4;
             }),
         ),
+        (
+            "large shape 896x18 at every length",
+            Box::new(|p| {
+                p.large_min = 0;
+                p.large_threads = 896;
+                p.large_items = 18;
+                p.large_min_blocks = 1;
+            }),
+        ),
         ("1 bit", Box::new(|p| p.radix_bits = 1)),
     ];
     for (name, f) in &shapes {
@@ -326,6 +335,7 @@ fn fast_tuning_shapes() {
                     // The shape under test at every length (no mid-sized shape unless asked).
                     let mut p = FastPolicy::for_types(4, 4);
                     p.mid_max = 0;
+                    p.large_min = usize::MAX;
                     f(&mut p);
                     let values: Vec<u32> = (0..n as u32).collect();
                     let mut k = DeviceBuffer::from_host(&gpu, &input).unwrap();
@@ -345,6 +355,7 @@ fn fast_tuning_shapes() {
                     .unwrap_or_else(|e| panic!("{name} n={n} shape {shape} {order}: {e}"));
                     let mut p8 = FastPolicy::for_types(8, 0);
                     p8.mid_max = 0;
+                    p8.large_min = usize::MAX;
                     f(&mut p8);
                     let k64: Vec<f64> = keys::<f64>(n, shape, 3);
                     let mut dk = DeviceBuffer::from_host(&gpu, &k64).unwrap();
@@ -358,6 +369,31 @@ fn fast_tuning_shapes() {
                         .unwrap_or_else(|e| panic!("{name} f64 n={n} shape {shape} {order}: {e}"));
                 }
             }
+        }
+    }
+}
+
+/// Pairs past the default policy's `large_min` take the large pass shape (where the device holds
+/// its block): stable, both orders, equal to the reference (keys with many duplicates, their
+/// index as value).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn fast_large_shape_pairs() {
+    let gpu = gpu();
+    let p = FastPolicy::for_types(4, 4);
+    assert!(p.large_min < usize::MAX);
+    for (n, shape) in [(p.large_min, 0), (p.large_min + 3, 2)] {
+        let input = keys::<u32>(n, shape, 17);
+        let values: Vec<u32> = (0..n as u32).collect();
+        for order in [Order::Ascending, Order::Descending] {
+            let opts = RadixOptions::default().with_order(order);
+            let mut k = DeviceBuffer::from_host(&gpu, &input).unwrap();
+            let mut v = DeviceBuffer::from_host(&gpu, &values).unwrap();
+            radix::sort_pairs(&gpu, &mut k, &mut v, &opts).unwrap();
+            let (mut ek, mut ev) = (input.clone(), values.clone());
+            sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+            check::check_pairs_equal(&ek, &ev, &k.to_host().unwrap(), &v.to_host().unwrap())
+                .unwrap_or_else(|e| panic!("n={n} shape {shape} {order}: {e}"));
         }
     }
 }

@@ -92,15 +92,29 @@ impl Layout {
     }
 }
 
-/// Scratch bytes of `job` under `policy`.
+/// Scratch bytes of `job` under `policy`, on any device: enough for the shape `for_len` picks
+/// and for the main shape a device without the shared memory for it takes instead.
 pub(crate) fn scratch_bytes(job: &Job, policy: &FastPolicy) -> usize {
-    Layout::new(job, &policy.for_len(job.n)).map_or(0, |l| l.total)
+    [policy.for_len(job.n), *policy]
+        .iter()
+        .filter_map(|p| Layout::new(job, p))
+        .map(|l| l.total)
+        .max()
+        .unwrap_or(0)
 }
+
+/// Shared memory a pass block may take besides the kernel's own static shared memory (its scan
+/// storage and tile number, well under this).
+const PASS_STATIC_SHARED: usize = 1024;
 
 /// Sorts `job` (n >= 2, a non-empty bit range) in place.
 pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
     policy.validate()?;
-    let policy = &policy.for_len(job.n);
+    let max_shared = gpu
+        .info()
+        .shared_per_block_optin
+        .saturating_sub(PASS_STATIC_SHARED);
+    let policy = &policy.for_device(job.n, job.key.size, job.value_size(), max_shared);
     let Some(l) = Layout::new(job, policy) else {
         return small(gpu, job, policy, at);
     };

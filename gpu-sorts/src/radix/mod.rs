@@ -154,7 +154,7 @@ pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, 
         .set("VALUE_WORD", word(value_size))
         .set("PAIRS", (value_size > 0) as u32);
     let fast = FastPolicy::for_types(key_size, value_size);
-    vec![
+    let mut configs = vec![
         (
             fast::ONESWEEP_SOURCE,
             words.clone().extend(&fast.pass_defines()),
@@ -173,10 +173,20 @@ pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, 
             satish::SATISH_SOURCE,
             words.clone().extend(&satish::defines()),
         ),
-        (onebit::ONEBIT_SOURCE, words.extend(&onebit::defines())),
+        (
+            onebit::ONEBIT_SOURCE,
+            words.clone().extend(&onebit::defines()),
+        ),
         (digit_scan::DIGIT_SCAN_SOURCE, digit_scan::defines()),
         (job::UTIL_SOURCE, job::util_defines()),
-    ]
+    ];
+    if fast.large_min != usize::MAX {
+        configs.push((
+            fast::ONESWEEP_SOURCE,
+            words.extend(&fast.for_len(fast.large_min).pass_defines()),
+        ));
+    }
+    configs
 }
 
 /// The sort of `n` keys `K` (and values of `value`) under `opts`; `None` when there is

@@ -45,6 +45,16 @@ pub struct FastPolicy {
     pub mid_items: u32,
     /// `__launch_bounds__` minimum of resident blocks for inputs of at most `mid_max` keys.
     pub mid_min_blocks: u32,
+    /// Inputs of at least this many keys take the pass kernel shaped `large_threads` ×
+    /// `large_items`, `large_min_blocks` instead, where the device's shared memory holds such a
+    /// block ([`FastPolicy::for_device`]); `usize::MAX`: never.
+    pub large_min: usize,
+    /// Threads per block of the pass kernel for inputs of at least `large_min` keys.
+    pub large_threads: u32,
+    /// Keys per thread of the pass kernel for inputs of at least `large_min` keys.
+    pub large_items: u32,
+    /// `__launch_bounds__` minimum of resident blocks for inputs of at least `large_min` keys.
+    pub large_min_blocks: u32,
     /// Digit width, 1 to 11 bits (8: 256 digits, 4 passes for 32-bit keys).
     pub radix_bits: u32,
     /// How a warp finds its lanes with equal digits.
@@ -96,6 +106,16 @@ const MID: (u32, u32, u32) = (384, 8, 3);
 /// The largest input that takes the mid-sized shape (between 2^18 and 2^20, where the two
 /// shapes cross).
 const MID_MAX: usize = 1 << 19;
+/// 4-byte keys with 4-byte values from LARGE_MIN keys on: 896×18, one block an SM (187 KiB of
+/// shared memory: Hopper's 227 KiB hold it, Ampere's 163 do not, and keep PAIRS_4B). H100, same
+/// measure: 2^28 896×18 ×1 8.66 ms, 1024×16 ×1 8.75, 1024×14 ×1 9.02, 768×16 ×1 9.21, 1024×18 ×1
+/// 9.31, 1024×20 ×1 9.60 (ballot matching 10.5-11.0), against 9.28 with 512×16 ×2; 1024×16 ×1
+/// against 512×16 ×2 at 2^20 0.096 / 0.079, 2^22 0.206 / 0.202, 2^24 0.644 / 0.642, 2^26 2.29 /
+/// 2.42. (u32 keys alone: 1024×16 ×1 6.61, 768×20 ×1 6.39 against 5.80 with 384×24 ×2.)
+const LARGE_PAIRS_4B: (u32, u32, u32) = (896, 18, 1);
+/// The smallest input that takes the large shape (between 2^24, where the two shapes tie, and
+/// 2^26).
+const LARGE_MIN: usize = 1 << 25;
 /// 4-byte keys with 4-byte values. (Again after the histogram change, same measure: 512×16 ×2
 /// 9.27-9.28 ms, 384×24 ×2 with ballot matching 9.22, 512×16 ×2 ballot 9.37, 448×16 ×2 9.83,
 /// 320×16 ×3 11.1, 384×12 ×3 11.2: within noise or slower, so 512×16 stays.)
@@ -136,6 +156,11 @@ impl FastPolicy {
             (false, v) if v <= 4 => PAIRS_4B,
             (false, _) => PAIRS_4B_WIDE,
         };
+        let (large_min, large) = if key_size <= 4 && (1..=4).contains(&value_size) {
+            (LARGE_MIN, LARGE_PAIRS_4B)
+        } else {
+            (usize::MAX, (block_threads, items_per_thread, min_blocks))
+        };
         FastPolicy {
             block_threads,
             items_per_thread,
@@ -144,6 +169,10 @@ impl FastPolicy {
             mid_threads: MID.0,
             mid_items: MID.1,
             mid_min_blocks: MID.2,
+            large_min,
+            large_threads: large.0,
+            large_items: large.1,
+            large_min_blocks: large.2,
             radix_bits: RADIX_BITS,
             rank_match: RankMatch::AtomicOr,
             hist_threads: 256,
@@ -163,13 +192,15 @@ impl FastPolicy {
     }
 
     /// The policy that sorts `n` keys: this one, with the mid-sized pass shape in place of the
-    /// large one when `n <= mid_max`.
+    /// main one when `n <= mid_max`, the large shape when `n >= large_min` (whether or not a
+    /// device holds its block: see [`FastPolicy::for_device`]).
     ///
     /// ```
     /// use sortlab_gpu_sorts::radix::FastPolicy;
-    /// let p = FastPolicy::for_types(4, 0);
+    /// let p = FastPolicy::for_types(4, 4);
     /// assert_eq!(p.for_len(p.mid_max).block_threads, p.mid_threads);
     /// assert_eq!(p.for_len(p.mid_max + 1), p);
+    /// assert_eq!(p.for_len(p.large_min).block_threads, p.large_threads);
     /// ```
     pub fn for_len(&self, n: usize) -> FastPolicy {
         let mut p = *self;
@@ -177,8 +208,37 @@ impl FastPolicy {
             p.block_threads = self.mid_threads;
             p.items_per_thread = self.mid_items;
             p.min_blocks = self.mid_min_blocks;
+        } else if n >= self.large_min {
+            p.block_threads = self.large_threads;
+            p.items_per_thread = self.large_items;
+            p.min_blocks = self.large_min_blocks;
         }
         p
+    }
+
+    /// [`FastPolicy::for_len`] on a device whose blocks may use `max_shared` bytes of shared
+    /// memory: the main shape where the chosen one's block would need more (keys of
+    /// `key_size` and values of `value_size` bytes).
+    ///
+    /// ```
+    /// use sortlab_gpu_sorts::radix::FastPolicy;
+    /// let p = FastPolicy::for_types(4, 4);
+    /// assert_eq!(p.for_device(p.large_min, 4, 4, 227 << 10).block_threads, p.large_threads);
+    /// assert_eq!(p.for_device(p.large_min, 4, 4, 163 << 10).block_threads, p.block_threads);
+    /// ```
+    pub fn for_device(
+        &self,
+        n: usize,
+        key_size: usize,
+        value_size: usize,
+        max_shared: usize,
+    ) -> FastPolicy {
+        let p = self.for_len(n);
+        if p.pass_shared_bytes(key_size, value_size) <= max_shared {
+            p
+        } else {
+            *self
+        }
     }
 
     /// Keys per tile of the pass kernel.
@@ -225,6 +285,7 @@ impl FastPolicy {
         for (name, t) in [
             ("block_threads", self.block_threads),
             ("mid_threads", self.mid_threads),
+            ("large_threads", self.large_threads),
             ("hist_threads", self.hist_threads),
             ("plan_threads", self.plan_threads),
             ("small_threads", self.small_threads),
@@ -237,6 +298,7 @@ impl FastPolicy {
         }
         if self.items_per_thread == 0
             || self.mid_items == 0
+            || self.large_items == 0
             || self.hist_items == 0
             || self.small_items == 0
         {
@@ -254,7 +316,11 @@ impl FastPolicy {
                 self.lookback_window
             ));
         }
-        if self.hist_blocks_per_sm == 0 || self.min_blocks == 0 || self.mid_min_blocks == 0 {
+        if self.hist_blocks_per_sm == 0
+            || self.min_blocks == 0
+            || self.mid_min_blocks == 0
+            || self.large_min_blocks == 0
+        {
             return bad("blocks per multiprocessor must be positive".into());
         }
         if !(1..=11).contains(&self.radix_bits) {
@@ -266,12 +332,17 @@ impl FastPolicy {
                 self.small_radix_bits
             ));
         }
-        let mid_tile = self.mid_threads as u64 * self.mid_items as u64;
-        if self.tile_items() as u64 > PORTION_LIMIT || mid_tile > PORTION_LIMIT {
-            return bad(format!(
-                "a tile of {} keys is too large",
-                self.tile_items().max(mid_tile as usize)
-            ));
+        let largest = [
+            (self.block_threads, self.items_per_thread),
+            (self.mid_threads, self.mid_items),
+            (self.large_threads, self.large_items),
+        ]
+        .iter()
+        .map(|&(t, i)| t as u64 * i as u64)
+        .max()
+        .unwrap_or(0);
+        if largest > PORTION_LIMIT {
+            return bad(format!("a tile of {largest} keys is too large"));
         }
         if self.small_max() > 65535 {
             return bad(format!(
@@ -323,7 +394,11 @@ mod tests {
             assert!(p.pass_shared_bytes(k, v) < 110 * 1024, "{k} {v}");
             let mid = p.for_len(p.mid_max);
             assert!(mid.pass_shared_bytes(k, v) <= 74 * 1024, "{k} {v} mid");
-            assert!(p.mid_max > p.small_max());
+            assert!(p.mid_max > p.small_max() && p.large_min > p.mid_max);
+            // The large shape: within Hopper's 227 KiB; elsewhere the main shape takes over.
+            let large = p.for_len(p.large_min);
+            assert!(large.pass_shared_bytes(k, v) <= 227 * 1024, "{k} {v} large");
+            assert_eq!(p.for_device(p.large_min, k, v, 100 * 1024), p);
             assert!(p.small_max() * (k + v) <= 40 * 1024);
         }
         let mut p = FastPolicy::for_types(4, 0);
