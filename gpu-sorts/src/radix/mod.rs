@@ -66,12 +66,16 @@
 //! | n | 2^12 | 2^14 | 2^16 | 2^18 | 2^20 | 2^22 | 2^24 | 2^26 | 2^28 | 2^30 |
 //! |---|---|---|---|---|---|---|---|---|---|---|
 //! | keys | 1.04 | 1.08 | 1.35 | 1.36 | 1.18 | 1.21 | 1.12 | 1.11 | 1.10 | 1.11 |
-//! | u32/u32 pairs | 0.95 | 1.18 | 1.36 | 1.29 | 1.10 | 1.11 | 0.96 | 0.91 | 0.93 | 0.91 |
+//! | u32/u32 pairs | 0.95 | 1.18 | 1.36 | 1.29 | 1.10 | 1.11 | 0.96 | 0.96 | **1.01** | 0.98 |
 //!
-//! (2^28 keys: 46.2 against 42.0 Gkeys/s; pairs 28.8 against 30.9.) Inputs up to 2^12 keys
+//! (2^28 keys: 46.2 against 42.0 Gkeys/s; pairs 31.0 against 30.9. The pair columns from 2^26
+//! on are from a later run, after the large pair tiles; 2^25 0.97.) Inputs up to 2^12 keys
 //! take the one-block sort; up to 2^19, tiles of 384×8 keys ([`FastPolicy::mid_max`]): a sort
 //! of so few tiles lasts about as long as a tile takes, and smaller tiles take less (with
-//! 384×24 for every size, 2^14 was 0.78 / 0.94 and 2^16 0.90 / 1.08). At 2^24 and 2^28: u64
+//! 384×24 for every size, 2^14 was 0.78 / 0.94 and 2^16 0.90 / 1.08). u32/u32 pairs of 2^25
+//! keys and more take tiles of 896×18, one block a multiprocessor ([`FastPolicy::large_min`]),
+//! where a block may have the 187 KiB of shared memory (Hopper: yes, Ampere: no); with 512×16
+//! everywhere, 2^26 was 0.91, 2^28 0.93, 2^30 0.91. At 2^24 and 2^28: u64
 //! keys 1.72 and 1.70, u64/u64 pairs 1.75 and 1.65 (the uniform keys' upper passes are skipped;
 //! CUB sorts all 64 bits); f64 keys 1.19 and 1.17, pairs 1.17 and 1.18; f32 keys 0.98 and 0.94,
 //! pairs 0.93 and 0.90 (CUB's f32 rate is above its own u32 rate; ours below: the pass over the
@@ -82,7 +86,7 @@
 //! 1.46), bound by shared-memory wavefronts (the ranking's random digits conflict about 3x) and
 //! the look-back's latency, not by device memory; the histogram 0.46 ms (one read of the keys,
 //! as CUB's), the zeroing, plan and launches about 0.03 ms. A u32/u32 pair pass takes about
-//! 2.3 ms against CUB's 2.0-2.2: latency-bound (Nsight Compute at 2^26: one warp in three
+//! 2.3 ms (512×16 tiles; about 2.15 with 896×18) against CUB's 2.0-2.2: latency-bound (Nsight Compute at 2^26: one warp in three
 //! cycles issues; a fifth of the warps' stalls wait at barriers, mostly for the look-back)
 //! with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
 //! shared memory once the keys are written), values staged by bulk copy, early digit counts
