@@ -86,9 +86,9 @@
 //! 1.46), bound by shared-memory wavefronts (the ranking's random digits conflict about 3x) and
 //! the look-back's latency, not by device memory; the histogram 0.46 ms (one read of the keys,
 //! as CUB's), the zeroing, plan and launches about 0.03 ms. A u32/u32 pair pass takes about
-//! 2.3 ms (512×16 tiles; about 2.05 with 896×18) against CUB's 2.0-2.2: latency-bound (Nsight Compute at 2^26: one warp in three
-//! cycles issues; a fifth of the warps' stalls wait at barriers, mostly for the look-back)
-//! with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
+//! 2.3 ms with 512×16 tiles (about 2.05 with 896×18) against CUB's 2.0-2.2: latency-bound
+//! (Nsight Compute at 2^26, 512×16: one warp in three cycles issues; a fifth of the warps'
+//! stalls wait at barriers, mostly for the look-back) with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
 //! shared memory once the keys are written), values staged by bulk copy, early digit counts
 //! and persistent blocks were each measured here and were slower (`onesweep.cu` has the
 //! figures).
