@@ -21,7 +21,9 @@
 use std::error::Error;
 
 use sortlab_cpu_reference::check;
-use sortlab_gpu_sorts::radix::{self, tuning, FastPolicy, RadixOptions, RadixVariant, RankMatch};
+use sortlab_gpu_sorts::radix::{
+    self, tuning, FastPolicy, PassShape, RadixOptions, RadixVariant, RankMatch,
+};
 use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyBits, SortKey};
 
 type Res<T> = Result<T, Box<dyn Error>>;
@@ -270,10 +272,7 @@ fn shapes() -> Vec<(String, FastPolicy)> {
     ];
     list.iter()
         .map(|&(t, i, m, b, r)| {
-            let mut p = FastPolicy::for_types(4, 0);
-            p.block_threads = t;
-            p.items_per_thread = i;
-            p.min_blocks = m;
+            let mut p = FastPolicy::for_types(4, 0).with_shape(PassShape::new(t, i, m));
             p.rank_match = if b { RankMatch::Ballot } else { RankMatch::Any };
             p.radix_bits = r;
             let label = format!("{t}x{i} min{m} {} {r}b", if b { "ballot" } else { "match" });
@@ -346,10 +345,8 @@ fn tune_list(key_size: usize, value_size: usize) -> Vec<(String, FastPolicy)> {
     shapes
         .iter()
         .map(|&(t, i, m, r)| {
-            let mut p = FastPolicy::for_types(key_size, value_size);
-            p.block_threads = t;
-            p.items_per_thread = i;
-            p.min_blocks = m;
+            let mut p =
+                FastPolicy::for_types(key_size, value_size).with_shape(PassShape::new(t, i, m));
             p.rank_match = r;
             (format!("{t}x{i} min{m} {r:?}"), p)
         })
@@ -470,10 +467,7 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
         let [t, i, b] = dims(shape, "RADIX_POLICIES item")?[..] else {
             return Err(format!("RADIX_POLICIES item {item}: want TxIxM").into());
         };
-        let mut p = FastPolicy::for_types(key_size, value_size);
-        p.block_threads = t;
-        p.items_per_thread = i;
-        p.min_blocks = b;
+        let mut p = FastPolicy::for_types(key_size, value_size).with_shape(PassShape::new(t, i, b));
         // This shape at every size.
         p.mid_max = 0;
         p.large_min = usize::MAX;
@@ -563,10 +557,7 @@ fn main() -> Res<()> {
             (512, 12, 2),
             (384, 10, 3),
         ] {
-            let mut p = FastPolicy::for_types(8, 0);
-            p.block_threads = t;
-            p.items_per_thread = i;
-            p.min_blocks = m;
+            let p = FastPolicy::for_types(8, 0).with_shape(PassShape::new(t, i, m));
             wide.push((format!("{t}x{i} min{m} ballot 8b"), p));
         }
         let n = 1usize << 28;

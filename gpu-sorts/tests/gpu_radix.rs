@@ -6,7 +6,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sortlab_cpu_reference::check;
-use sortlab_gpu_sorts::radix::{self, tuning, FastPolicy, RadixOptions, RadixVariant, RankMatch};
+use sortlab_gpu_sorts::radix::{
+    self, tuning, FastPolicy, PassShape, RadixOptions, RadixVariant, RankMatch,
+};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, KeyBits, Order, SortKey, SortValue};
 
 fn gpu() -> Gpu {
@@ -283,26 +285,17 @@ fn fast_tuning_shapes() {
         ),
         (
             "512x16",
-            Box::new(|p| {
-                p.block_threads = 512;
-                p.items_per_thread = 16;
-            }),
+            Box::new(|p| *p = p.with_shape(PassShape::new(512, 16, 2))),
         ),
         (
             "256x18",
-            Box::new(|p| {
-                p.block_threads = 256;
-                p.items_per_thread = 18;
-                p.min_blocks = 4;
-            }),
+            Box::new(|p| *p = p.with_shape(PassShape::new(256, 18, 4))),
         ),
         (
             "11 bits",
             Box::new(|p| {
                 p.radix_bits = 11;
-                p.block_threads = 256;
-                p.items_per_thread = 16;
-                p.min_blocks = 1;
+                *p = p.with_shape(PassShape::new(256, 16, 1));
             }),
         ),
         ("6 bits", Box::new(|p| p.radix_bits = 6)),
@@ -310,18 +303,14 @@ fn fast_tuning_shapes() {
             "mid-sized shape 128x5 at every length",
             Box::new(|p| {
                 p.mid_max = usize::MAX;
-                p.mid_threads = 128;
-                p.mid_items = 5;
-                p.mid_min_blocks = 4;
+                p.mid = PassShape::new(128, 5, 4);
             }),
         ),
         (
             "large shape 896x18 at every length",
             Box::new(|p| {
                 p.large_min = 0;
-                p.large_threads = 896;
-                p.large_items = 18;
-                p.large_min_blocks = 1;
+                p.large = PassShape::new(896, 18, 1);
             }),
         ),
         ("1 bit", Box::new(|p| p.radix_bits = 1)),

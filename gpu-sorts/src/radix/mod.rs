@@ -122,7 +122,7 @@ mod satish;
 mod variant;
 
 pub use options::{RadixOptions, FULL_WIDTH};
-pub use policy::{FastPolicy, RankMatch};
+pub use policy::{FastPolicy, PassShape, RankMatch};
 pub use variant::RadixVariant;
 
 use sortlab_primitives::{
@@ -448,7 +448,7 @@ pub fn edge_lengths(variant: RadixVariant) -> Vec<usize> {
             .into_iter()
             .flat_map(|(k, v)| {
                 let p = FastPolicy::for_types(k, v);
-                let mid = p.for_len(p.mid_max).tile_items();
+                let mid = p.mid.tile_items();
                 [p.small_max(), mid, 2 * mid, p.mid_max, p.tile_items()]
             })
             .collect(),

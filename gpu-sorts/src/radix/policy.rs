@@ -21,6 +21,38 @@ pub enum RankMatch {
     AtomicOr = 2,
 }
 
+/// The shape of the onesweep pass kernel's blocks.
+///
+/// ```
+/// use sortlab_gpu_sorts::radix::PassShape;
+/// assert_eq!(PassShape::new(384, 8, 3).tile_items(), 3072);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PassShape {
+    /// Threads per block (a multiple of 32).
+    pub threads: u32,
+    /// Keys per thread; a tile is `threads * items` keys.
+    pub items: u32,
+    /// `__launch_bounds__` minimum of resident blocks per multiprocessor (caps registers).
+    pub min_blocks: u32,
+}
+
+impl PassShape {
+    /// `threads` × `items` keys a tile, `min_blocks` resident blocks.
+    pub const fn new(threads: u32, items: u32, min_blocks: u32) -> Self {
+        PassShape {
+            threads,
+            items,
+            min_blocks,
+        }
+    }
+
+    /// Keys per tile.
+    pub fn tile_items(&self) -> usize {
+        self.threads as usize * self.items as usize
+    }
+}
+
 /// Tuning of the fast radix sort: the onesweep pass kernel, its histogram and plan kernels,
 /// and the one-block kernel for small inputs (defines of `onesweep.cu` and `small.cu`).
 ///
@@ -35,26 +67,17 @@ pub struct FastPolicy {
     /// `__launch_bounds__` minimum of resident pass blocks per multiprocessor (caps registers).
     pub min_blocks: u32,
     /// Inputs of at most this many keys (and more than [`FastPolicy::small_max`]) take the pass
-    /// kernel shaped `mid_threads` × `mid_items`, `mid_min_blocks` instead: such an input has
-    /// few tiles, each pass lasts about as long as one tile takes, and smaller tiles take less
-    /// ([`FastPolicy::for_len`]). 0: never.
+    /// kernel shaped `mid` instead: such an input has few tiles, each pass lasts about as long
+    /// as one tile takes, and smaller tiles take less ([`FastPolicy::for_len`]). 0: never.
     pub mid_max: usize,
-    /// Threads per block of the pass kernel for inputs of at most `mid_max` keys.
-    pub mid_threads: u32,
-    /// Keys per thread of the pass kernel for inputs of at most `mid_max` keys.
-    pub mid_items: u32,
-    /// `__launch_bounds__` minimum of resident blocks for inputs of at most `mid_max` keys.
-    pub mid_min_blocks: u32,
-    /// Inputs of at least this many keys take the pass kernel shaped `large_threads` ×
-    /// `large_items`, `large_min_blocks` instead, where the device's shared memory holds such a
-    /// block ([`FastPolicy::for_device`]); `usize::MAX`: never.
+    /// The pass kernel's shape for inputs of at most `mid_max` keys.
+    pub mid: PassShape,
+    /// Inputs of at least this many keys take the pass kernel shaped `large` instead, where the
+    /// device's shared memory holds such a block ([`FastPolicy::for_device`]); `usize::MAX`:
+    /// never.
     pub large_min: usize,
-    /// Threads per block of the pass kernel for inputs of at least `large_min` keys.
-    pub large_threads: u32,
-    /// Keys per thread of the pass kernel for inputs of at least `large_min` keys.
-    pub large_items: u32,
-    /// `__launch_bounds__` minimum of resident blocks for inputs of at least `large_min` keys.
-    pub large_min_blocks: u32,
+    /// The pass kernel's shape for inputs of at least `large_min` keys.
+    pub large: PassShape,
     /// Digit width, 1 to 11 bits (8: 256 digits, 4 passes for 32-bit keys).
     pub radix_bits: u32,
     /// How a warp finds its lanes with equal digits.
@@ -95,14 +118,14 @@ pub struct FastPolicy {
 /// fastest measured at 2^20 (0.074 ms), 2^22 (0.150) and 2^24 (0.447). u32/u32 pairs: 512×16
 /// ×2 9.71-9.79 ms (was 9.93), 384×24 ×2 9.71, 384×22 ×2 9.84, 448×20 ×2 9.85, 512×18 ×2
 /// 9.93, 384×20 ×2 9.97, 512×14 ×2 10.03, 384×18 ×2 10.21, 448×16 ×2 10.27, 384×26 ×2 10.43.
-const KEYS_4B: (u32, u32, u32) = (384, 24, 2);
+const KEYS_4B: PassShape = PassShape::new(384, 24, 2);
 /// Mid-sized inputs (up to MID_MAX keys): 384×8 ×3. Measured on an H100 (u32 keys / u32 pairs,
 /// kernel only, ms, against the large-input shapes 384×24 / 512×16): 2^13 0.039 / 0.042 (0.052
 /// / 0.050), 2^14 0.038 / 0.045 (0.054 / 0.057), 2^16 0.042 / 0.046 (0.058 / 0.057), 2^18 0.047
 /// / 0.057 (0.056 / 0.065), 2^20 0.074 / 0.091 (0.069 / 0.080); keys: 256×8 ×4 and 512×4 ×2
 /// within 0.002 ms of it from 2^13 to 2^18 (256×4 ×4 up to 2^16), 128×8 ×8 and 128×16 ×8 up to
 /// 0.016 ms slower.
-const MID: (u32, u32, u32) = (384, 8, 3);
+const MID: PassShape = PassShape::new(384, 8, 3);
 /// The largest input that takes the mid-sized shape (between 2^18 and 2^20, where the two
 /// shapes cross).
 const MID_MAX: usize = 1 << 19;
@@ -114,20 +137,20 @@ const MID_MAX: usize = 1 << 19;
 /// 2.42. Around it at 2^28: 832×20 8.85, 1024×15 8.87, 896×16 8.90, 896×20 8.90, 960×16 9.01,
 /// 960×17 9.11; at 2^26 896×18 2.26, 1024×16 2.29, 832×20 2.32, 960×16 2.35. (u32 keys alone:
 /// 1024×16 ×1 6.61, 768×20 ×1 6.39 against 5.80 with 384×24 ×2.)
-const LARGE_PAIRS_4B: (u32, u32, u32) = (896, 18, 1);
+const LARGE_PAIRS_4B: PassShape = PassShape::new(896, 18, 1);
 /// The smallest input that takes the large shape (between 2^24, where the two shapes tie, and
 /// 2^26).
 const LARGE_MIN: usize = 1 << 25;
 /// 4-byte keys with 4-byte values. (Again after the histogram change, same measure: 512×16 ×2
 /// 9.27-9.28 ms, 384×24 ×2 with ballot matching 9.22, 512×16 ×2 ballot 9.37, 448×16 ×2 9.83,
 /// 320×16 ×3 11.1, 384×12 ×3 11.2: within noise or slower, so 512×16 stays.)
-const PAIRS_4B: (u32, u32, u32) = (512, 16, 2);
+const PAIRS_4B: PassShape = PassShape::new(512, 16, 2);
 /// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
-const PAIRS_4B_WIDE: (u32, u32, u32) = (384, 15, 2);
+const PAIRS_4B_WIDE: PassShape = PassShape::new(384, 15, 2);
 /// 8-byte keys.
-const KEYS_8B: (u32, u32, u32) = (512, 12, 2);
+const KEYS_8B: PassShape = PassShape::new(512, 12, 2);
 /// 8-byte keys with values: 384×12, so that two blocks' shared memory fits.
-const PAIRS_8B: (u32, u32, u32) = (384, 12, 2);
+const PAIRS_8B: PassShape = PassShape::new(384, 12, 2);
 /// Histogram kernel: 8 blocks of 256 threads × 16 keys per SM (H100, 2^28 u32 keys, kernel
 /// time 0.456 ms; 128-512 threads, 8-32 keys, 4-16 blocks/SM all within 3%; see onesweep.cu).
 const HIST_BLOCKS_PER_SM: u32 = 8;
@@ -151,7 +174,7 @@ impl FastPolicy {
     /// The default policy for keys of `key_size` bytes and values of `value_size` bytes (0 for
     /// keys only); the same on every architecture sortlab supports, for now.
     pub fn for_types(key_size: usize, value_size: usize) -> Self {
-        let (block_threads, items_per_thread, min_blocks) = match (key_size > 4, value_size) {
+        let main = match (key_size > 4, value_size) {
             (true, 0) => KEYS_8B,
             (true, _) => PAIRS_8B,
             (false, 0) => KEYS_4B,
@@ -161,20 +184,16 @@ impl FastPolicy {
         let (large_min, large) = if key_size <= 4 && (1..=4).contains(&value_size) {
             (LARGE_MIN, LARGE_PAIRS_4B)
         } else {
-            (usize::MAX, (block_threads, items_per_thread, min_blocks))
+            (usize::MAX, main)
         };
         FastPolicy {
-            block_threads,
-            items_per_thread,
-            min_blocks,
+            block_threads: main.threads,
+            items_per_thread: main.items,
+            min_blocks: main.min_blocks,
             mid_max: MID_MAX,
-            mid_threads: MID.0,
-            mid_items: MID.1,
-            mid_min_blocks: MID.2,
+            mid: MID,
             large_min,
-            large_threads: large.0,
-            large_items: large.1,
-            large_min_blocks: large.2,
+            large,
             radix_bits: RADIX_BITS,
             rank_match: RankMatch::AtomicOr,
             hist_threads: 256,
@@ -200,22 +219,33 @@ impl FastPolicy {
     /// ```
     /// use sortlab_gpu_sorts::radix::FastPolicy;
     /// let p = FastPolicy::for_types(4, 4);
-    /// assert_eq!(p.for_len(p.mid_max).block_threads, p.mid_threads);
+    /// assert_eq!(p.for_len(p.mid_max).shape(), p.mid);
     /// assert_eq!(p.for_len(p.mid_max + 1), p);
-    /// assert_eq!(p.for_len(p.large_min).block_threads, p.large_threads);
+    /// assert_eq!(p.for_len(p.large_min).shape(), p.large);
     /// ```
     pub fn for_len(&self, n: usize) -> FastPolicy {
-        let mut p = *self;
         if n <= self.mid_max {
-            p.block_threads = self.mid_threads;
-            p.items_per_thread = self.mid_items;
-            p.min_blocks = self.mid_min_blocks;
+            self.with_shape(self.mid)
         } else if n >= self.large_min {
-            p.block_threads = self.large_threads;
-            p.items_per_thread = self.large_items;
-            p.min_blocks = self.large_min_blocks;
+            self.with_shape(self.large)
+        } else {
+            *self
         }
-        p
+    }
+
+    /// The main pass shape (`block_threads`, `items_per_thread`, `min_blocks`).
+    pub fn shape(&self) -> PassShape {
+        PassShape::new(self.block_threads, self.items_per_thread, self.min_blocks)
+    }
+
+    /// This policy with `shape` as its main pass shape.
+    pub fn with_shape(&self, shape: PassShape) -> FastPolicy {
+        FastPolicy {
+            block_threads: shape.threads,
+            items_per_thread: shape.items,
+            min_blocks: shape.min_blocks,
+            ..*self
+        }
     }
 
     /// [`FastPolicy::for_len`] on a device whose blocks may use `max_shared` bytes of shared
@@ -225,8 +255,8 @@ impl FastPolicy {
     /// ```
     /// use sortlab_gpu_sorts::radix::FastPolicy;
     /// let p = FastPolicy::for_types(4, 4);
-    /// assert_eq!(p.for_device(p.large_min, 4, 4, 227 << 10).block_threads, p.large_threads);
-    /// assert_eq!(p.for_device(p.large_min, 4, 4, 163 << 10).block_threads, p.block_threads);
+    /// assert_eq!(p.for_device(p.large_min, 4, 4, 227 << 10).shape(), p.large);
+    /// assert_eq!(p.for_device(p.large_min, 4, 4, 163 << 10), p);
     /// ```
     pub fn for_device(
         &self,
@@ -245,7 +275,7 @@ impl FastPolicy {
 
     /// Keys per tile of the pass kernel.
     pub fn tile_items(&self) -> usize {
-        self.block_threads as usize * self.items_per_thread as usize
+        self.shape().tile_items()
     }
 
     /// The largest input the one-block sort takes.
@@ -284,10 +314,31 @@ impl FastPolicy {
     /// Checks the policy's own limits (the device's are checked before launching).
     pub fn validate(&self) -> Result<()> {
         let bad = |what: String| Err(Error::InvalidArgument(format!("fast radix policy: {what}")));
+        for (name, shape) in [
+            ("main", self.shape()),
+            ("mid", self.mid),
+            ("large", self.large),
+        ] {
+            let PassShape {
+                threads,
+                items,
+                min_blocks,
+            } = shape;
+            if !(32..=1024).contains(&threads) || threads % 32 != 0 || items == 0 || min_blocks == 0
+            {
+                return bad(format!(
+                    "{name} pass shape {threads}x{items} x{min_blocks}: threads a multiple of 32 \
+                     from 32 to 1024, items and blocks positive"
+                ));
+            }
+            if shape.tile_items() as u64 > PORTION_LIMIT {
+                return bad(format!(
+                    "a tile of {} keys is too large",
+                    shape.tile_items()
+                ));
+            }
+        }
         for (name, t) in [
-            ("block_threads", self.block_threads),
-            ("mid_threads", self.mid_threads),
-            ("large_threads", self.large_threads),
             ("hist_threads", self.hist_threads),
             ("plan_threads", self.plan_threads),
             ("small_threads", self.small_threads),
@@ -298,12 +349,7 @@ impl FastPolicy {
                 ));
             }
         }
-        if self.items_per_thread == 0
-            || self.mid_items == 0
-            || self.large_items == 0
-            || self.hist_items == 0
-            || self.small_items == 0
-        {
+        if self.hist_items == 0 || self.small_items == 0 {
             return bad("items per thread must be positive".into());
         }
         if self.hist_items % 4 != 0 {
@@ -318,12 +364,8 @@ impl FastPolicy {
                 self.lookback_window
             ));
         }
-        if self.hist_blocks_per_sm == 0
-            || self.min_blocks == 0
-            || self.mid_min_blocks == 0
-            || self.large_min_blocks == 0
-        {
-            return bad("blocks per multiprocessor must be positive".into());
+        if self.hist_blocks_per_sm == 0 {
+            return bad("hist_blocks_per_sm must be positive".into());
         }
         if !(1..=11).contains(&self.radix_bits) {
             return bad(format!("radix_bits = {} is not 1 to 11", self.radix_bits));
@@ -333,18 +375,6 @@ impl FastPolicy {
                 "small_radix_bits = {} is not 1 to 8",
                 self.small_radix_bits
             ));
-        }
-        let largest = [
-            (self.block_threads, self.items_per_thread),
-            (self.mid_threads, self.mid_items),
-            (self.large_threads, self.large_items),
-        ]
-        .iter()
-        .map(|&(t, i)| t as u64 * i as u64)
-        .max()
-        .unwrap_or(0);
-        if largest > PORTION_LIMIT {
-            return bad(format!("a tile of {largest} keys is too large"));
         }
         if self.small_max() > 65535 {
             return bad(format!(
@@ -410,7 +440,7 @@ mod tests {
         p.block_threads = 100;
         assert!(p.validate().is_err());
         let mut p = FastPolicy::for_types(4, 4);
-        p.mid_items = 0;
+        p.mid.items = 0;
         assert!(p.validate().is_err());
     }
 }
