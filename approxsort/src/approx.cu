@@ -894,13 +894,21 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     at += align16((u64)WIDE_TILE * sizeof(Key));
     Value* wval = reinterpret_cast<Value*>(at);
 #endif
+    // The smallest and largest bin of the tile (two slots, alternating by tile: one is reset for
+    // the next tile while the other is read), so that steps 2 and 5 visit only the bins between:
+    // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals.
+    // (Measured on an H100, 2^28 u32 keys, 10,000 intervals: the fine pass took 1.34 ms when
+    // every tile scanned all m bins.)
+    __shared__ u32 tile_lo[2];
+    __shared__ u32 tile_hi[2];
     const u32 tid = threadIdx.x;
-    const u32 per = (bins + WIDE_THREADS - 1) / WIDE_THREADS;
-    const u32 b0 = min(bins, tid * per);
-    const u32 b1 = min(bins, b0 + per);
     for (u32 b = tid; b < bins; b += WIDE_THREADS) {
         wend[b] = 0;
         if (Cursor) wbase[b] = (SharedOffset)matrix[(u64)b * gridDim.x + blockIdx.x];
+    }
+    if (tid < 2) {
+        tile_lo[tid] = ~0u;
+        tile_hi[tid] = 0;
     }
     __syncthreads();
     const bool aligned = (reinterpret_cast<u64>(keys_in) % VECTOR_BYTES) == 0;
@@ -916,16 +924,37 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     }
     KEY_T k[WIDE_ITEMS];
     if (s0 < end) wide_load(keys_in, s0, (u32)min((u64)WIDE_TILE, end - s0), aligned, k);
-    for (u64 start = s0; start < end; start += step) {
+    u32 parity = 0;
+    for (u64 start = s0; start < end; start += step, parity ^= 1) {
         const u32 valid = (u32)min((u64)WIDE_TILE, end - start);
-        // 1. Ranks inside the tile's run of each bin.
+        // 1. Ranks inside the tile's run of each bin; the tile's smallest and largest bin.
         u32 r[WIDE_ITEMS];
+        u32 lo = ~0u;
+        u32 hi = 0;
 #pragma unroll
         for (int i = 0; i < WIDE_ITEMS; ++i) {
-            r[i] = wide_item(i) < valid ? atomicAdd(wend + map.bin(k[i]), 1u) : 0u;
+            r[i] = 0;
+            if (wide_item(i) < valid) {
+                const u32 b = map.bin(k[i]);
+                r[i] = atomicAdd(wend + b, 1u);
+                lo = min(lo, b);
+                hi = max(hi, b);
+            }
+        }
+        lo = sortlab::warp_reduce<WARP_THREADS>(lo, sortlab::Min());
+        hi = sortlab::warp_reduce<WARP_THREADS>(hi, sortlab::Max());
+        if (tid % WARP_THREADS == 0 && lo <= hi) {
+            atomicMin(tile_lo + parity, lo);
+            atomicMax(tile_hi + parity, hi);
         }
         __syncthreads();
-        // 2. Runs: end in the tile, and where the run's first key goes less its start.
+        // 2. Runs: end in the tile, and where the run's first key goes less its start. Thread t
+        // takes a contiguous share of the bins tile_lo .. tile_hi (the others are empty).
+        const u32 first = tile_lo[parity];
+        const u32 span = tile_hi[parity] + 1 - first;  // the tile has a key: first <= tile_hi
+        const u32 per = (span + WIDE_THREADS - 1) / WIDE_THREADS;
+        const u32 b0 = first + min(span, tid * per);
+        const u32 b1 = first + min(span, tid * per + per);
         u32 sum = 0;
         for (u32 b = b0; b < b1; ++b) sum += wend[b];
         u32 total;
@@ -969,10 +998,14 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
 #endif
         }
         __syncthreads();
-        // 5. The next tile's cursors.
+        // 5. The next tile's cursors; the next tile's bin range slots reset.
         for (u32 b = b0; b < b1; ++b) {
             if (Cursor) wbase[b] = (SharedOffset)(wbase[b] + (SharedOffset)wend[b]);
             wend[b] = 0;
+        }
+        if (tid == 0) {
+            tile_lo[parity ^ 1] = ~0u;
+            tile_hi[parity ^ 1] = 0;
         }
         __syncthreads();
     }
@@ -1500,9 +1533,65 @@ copy_list(const u64* __restrict__ list, const u64* __restrict__ count, const KEY
 
 // ---- Plain helpers for scratch memory (sub-ranges the runtime cannot memset or copy). ----
 
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) zero_words(u64* __restrict__ p, u64 words) {
+// Zeroes three word ranges at once, [p0, p0 + n0), [p1, p1 + n1), [p2, p2 + n2) (one launch for
+// a sort's counters instead of one memset each; empty ranges may be null).
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+zero_words(u64* __restrict__ p0, u64 n0, u64* __restrict__ p1, u64 n1, u64* __restrict__ p2, u64 n2) {
     const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
-    for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < words; i += stride) p[i] = 0;
+    const u64 total = n0 + n1 + n2;
+    for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < total; i += stride) {
+        if (i < n0) {
+            p0[i] = 0;
+        } else if (i < n0 + n1) {
+            p1[i - n0] = 0;
+        } else {
+            p2[i - n0 - n1] = 0;
+        }
+    }
+}
+
+// Exclusive sum scans of two small u64 arrays in place, a[0, na) then b[0, nb), by one block of
+// SCAN_SMALL_THREADS (the interval counts and the count matrix of a sort: one launch for both
+// instead of a device-wide scan each, whose fixed costs dominate at these lengths). Rounds of
+// SCAN_SMALL_THREADS * SCAN_SMALL_ITEMS elements; warp w takes the round's w-th run of
+// 32 * SCAN_SMALL_ITEMS, lane l its elements j * 32 + l (coalesced loads and stores: one thread's
+// consecutive elements made every store a scattered 8 bytes, and took 22 us on an H100 for the
+// 16,402 words of 2^20 keys into 10,000 intervals), scanned row by row with shuffles.
+#define SCAN_SMALL_THREADS 1024
+#define SCAN_SMALL_ITEMS 8
+extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS) scan_small(u64* a, u64 na, u64* b, u64 nb) {
+    typedef sortlab::BlockScan<u64, SCAN_SMALL_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    const u32 lane = threadIdx.x % WARP_THREADS;
+    const u32 warp = threadIdx.x / WARP_THREADS;
+    for (int which = 0; which < 2; ++which) {
+        u64* p = which == 0 ? a : b;
+        const u64 len = which == 0 ? na : nb;
+        u64 carry = 0;
+        for (u64 base = 0; base < len; base += SCAN_SMALL_THREADS * SCAN_SMALL_ITEMS) {
+            const u64 seg = base + (u64)warp * WARP_THREADS * SCAN_SMALL_ITEMS + lane;
+            u64 x[SCAN_SMALL_ITEMS];
+            u64 run = 0;  // the warp's sum of the rows before
+#pragma unroll
+            for (int j = 0; j < SCAN_SMALL_ITEMS; ++j) {
+                const u64 i = seg + (u64)j * WARP_THREADS;
+                const u64 v = i < len ? p[i] : 0;
+                const u64 incl = sortlab::warp_inclusive_scan(v, sortlab::Sum());
+                x[j] = run + incl - v;
+                run += sortlab::shfl_idx(incl, WARP_THREADS - 1);
+            }
+            u64 total;
+            const u64 before =
+                carry + Scan::exclusive_scan(lane == WARP_THREADS - 1 ? run : (u64)0, (u64)0, sortlab::Sum(), total, tmp);
+#pragma unroll
+            for (int j = 0; j < SCAN_SMALL_ITEMS; ++j) {
+                const u64 i = seg + (u64)j * WARP_THREADS;
+                if (i < len) p[i] = before + x[j];
+            }
+            carry += total;
+            __syncthreads();
+        }
+    }
 }
 
 // dst[0, n) = src[0, n), keys and (with HAS_VALUES) values.

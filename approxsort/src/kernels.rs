@@ -127,25 +127,50 @@ impl Kernels {
     }
 
     /// Zeroes `words` u64 words at device address `addr` (a sub-range of a buffer).
-    pub(crate) fn zero_words(&self, addr: u64, words: usize) -> Result<()> {
-        if words == 0 {
+    /// Zeroes up to three ranges of `u64` words, `(address, words)` each, in one launch.
+    pub(crate) fn zero_words(&self, ranges: &[(u64, usize)]) -> Result<()> {
+        assert!(ranges.len() <= 3, "zero_words takes at most three ranges");
+        let total: usize = ranges.iter().map(|r| r.1).sum();
+        if total == 0 {
             return Ok(());
         }
         let p = &self.policy;
         let mut args = KernelArgs::new();
-        args.push(addr).push(words as u64);
-        // SAFETY: `zero_words(u64*, u64)`; the caller's range holds `words` words.
+        for i in 0..3 {
+            let (addr, words) = ranges.get(i).copied().unwrap_or((0, 0));
+            args.push(addr).push(words as u64);
+        }
+        // SAFETY: `zero_words(u64*, u64, u64*, u64, u64*, u64)`; each of the caller's ranges
+        // holds its number of words (absent ones are empty).
         unsafe {
             self.launch(
                 "zero_words",
-                self.grid(words, p.reduce_threads, p.reduce_blocks_per_sm),
+                self.grid(total, p.reduce_threads, p.reduce_blocks_per_sm),
                 p.reduce_threads,
                 0,
                 &args,
             )
         }
     }
+
+    /// Exclusive sum scans of `a` and `b` (`u64` words, `(address, len)` each, both at most
+    /// [`SCAN_SMALL_MAX`]) in place, by one block.
+    pub(crate) fn scan_small(&self, a: (u64, usize), b: (u64, usize)) -> Result<()> {
+        debug_assert!(a.1 <= SCAN_SMALL_MAX && b.1 <= SCAN_SMALL_MAX);
+        let mut args = KernelArgs::new();
+        args.push(a.0).push(a.1 as u64).push(b.0).push(b.1 as u64);
+        // SAFETY: `scan_small(u64*, u64, u64*, u64)`: reads and writes a[0..na) and b[0..nb),
+        // which the caller's ranges hold; one block of SCAN_SMALL_THREADS (1024).
+        unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
+    }
 }
+
+/// Threads of `scan_small` (approx.cu's `SCAN_SMALL_THREADS`).
+const SCAN_SMALL_THREADS: u32 = 1024;
+
+/// The longest array [`Kernels::scan_small`] scans: 8 rounds of its block's 8192 words, a few
+/// microseconds; longer ones take sortlab-primitives' device-wide scan.
+pub(crate) const SCAN_SMALL_MAX: usize = 1 << 16;
 
 /// The value type's CUDA name and size (`None` for keys only).
 pub(crate) fn value_type<V: sortlab_primitives::SortValue>(

@@ -9,6 +9,7 @@ use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KeyBits, Result, SortKey, SortValue,
 };
 
+use crate::kernels::SCAN_SMALL_MAX;
 use crate::kernels::{value_type, Kernels};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
@@ -387,22 +388,32 @@ fn run<K: SortKey>(
     let gpu = &kern.gpu;
     let n = io.keys_in.len();
     let m = opts.intervals;
-    let mut boundaries = DeviceBuffer::<u64>::zeroed(gpu, m + 1)?;
-    let mut result = ApproxResult {
-        boundaries: DeviceBuffer::alloc(gpu, 0)?,
-        len: n,
-        options: *opts,
-        path: plan.path(),
-    };
+    let path = plan.path();
     if plan == Plan::Empty {
-        result.boundaries = boundaries;
-        return Ok(result);
+        return Ok(ApproxResult {
+            boundaries: DeviceBuffer::<u64>::zeroed(gpu, m + 1)?,
+            len: n,
+            options: *opts,
+            path,
+        });
     }
+    // The counts (scanned into the boundaries), the claim counters and the count matrix of a
+    // chunked scatter, zeroed by one launch.
+    let mut boundaries = DeviceBuffer::<u64>::alloc(gpu, m + 1)?;
+    let matrix_len = match plan {
+        Plan::Scatter { coarse, grid, .. } => coarse * grid + 1,
+        _ => 0,
+    };
+    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len)?;
+    kern.zero_words(&[
+        (ws + layout.claimed as u64, m + 2),
+        (boundaries.ptr().addr(), m + 1),
+        (matrix.ptr().addr(), matrix_len),
+    ])?;
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
     let flip = flip_of::<K>(opts.order).to_u64();
     let keys_in = io.keys_in.ptr().addr();
-    kern.zero_words(ws + layout.claimed as u64, m + 2)?;
 
     // The interval map's device data: min and max, or the splitters.
     let mut paper_mm: Option<DeviceBuffer<K::Bits>> = None;
@@ -458,15 +469,25 @@ fn run<K: SortKey>(
     let counts = boundaries.ptr().addr();
     let claimed = ws + layout.claimed as u64;
     let stride_grid = kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM);
-    let scan = |buf: &mut DeviceBuffer<u64>| {
-        scan_in_place(
-            gpu,
-            buf,
-            ScanOp::Sum,
-            ScanKind::Exclusive,
-            Direction::Forward,
-            ScanVariant::Fast,
-        )
+    // Exclusive scans of the counts and the matrix: one small launch where both are short.
+    let scan = |boundaries: &mut DeviceBuffer<u64>, matrix: &mut DeviceBuffer<u64>| {
+        let (a, b) = (boundaries.len(), matrix.len());
+        if a <= SCAN_SMALL_MAX && b <= SCAN_SMALL_MAX {
+            return kern.scan_small((boundaries.ptr().addr(), a), (matrix.ptr().addr(), b));
+        }
+        for buf in [boundaries, matrix] {
+            if !buf.is_empty() {
+                scan_in_place(
+                    gpu,
+                    buf,
+                    ScanOp::Sum,
+                    ScanKind::Exclusive,
+                    Direction::Forward,
+                    ScanVariant::Fast,
+                )?;
+            }
+        }
+        Ok(())
     };
     match plan {
         Plan::Empty => {}
@@ -494,7 +515,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries)?;
+            scan(&mut boundaries, &mut matrix)?;
             phases.mark("scan");
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -531,7 +552,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries)?;
+            scan(&mut boundaries, &mut matrix)?;
             phases.mark("scan");
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -569,7 +590,6 @@ fn run<K: SortKey>(
         } => {
             let (coarse_kernel, fine_kernel) = tiles.kernels();
             let (threads, tile, wanted) = tiles.shape(p);
-            let mut matrix = DeviceBuffer::<u64>::zeroed(gpu, coarse * grid + 1)?;
             let mut args = KernelArgs::new();
             args.push(keys_in)
                 .push(n as u64)
@@ -597,8 +617,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries)?;
-            scan(&mut matrix)?;
+            scan(&mut boundaries, &mut matrix)?;
             phases.mark("scan");
             let two = f > 1;
             let (coarse_k, coarse_v) = if two {
@@ -678,8 +697,12 @@ fn run<K: SortKey>(
         }
     }
     drop(paper_mm);
-    result.boundaries = boundaries;
-    Ok(result)
+    Ok(ApproxResult {
+        boundaries,
+        len: n,
+        options: *opts,
+        path,
+    })
 }
 
 fn check_len(what: &str, expected: usize, actual: usize) -> Result<()> {

@@ -609,3 +609,76 @@ fn phases() {
         eprintln!("    {s:?}");
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA device (benchmark: scatter paths at mid sizes, prints kernel times)"]
+fn bench_mid_sizes() {
+    let g = gpu();
+    println!("device: {}", g.info().name);
+    let o = ApproxOptions::new(10_000);
+    // SORTLAB_MID_LOG2: one size only.
+    let only: Option<u32> = std::env::var("SORTLAB_MID_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    for log2 in [16u32, 18, 20, 21, 22, 23, 24, 25, 26] {
+        if only.is_some_and(|o| o != log2) {
+            continue;
+        }
+        let n = 1usize << log2;
+        let host = random_u32(n, 42);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let input = DeviceBuffer::from_host(g, &host).unwrap();
+        let vin = DeviceBuffer::from_host(g, &vals).unwrap();
+        let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        // SORTLAB_MID_SHAPES: wide scatter shapes THREADSxITEMSxBLOCKS to time beside the
+        // default and the staged two-pass scatter.
+        let shapes = std::env::var("SORTLAB_MID_SHAPES")
+            .unwrap_or_else(|_| "1024x8x1,1024x4x1,512x8x2,512x4x2".into());
+        type Tweak = Box<dyn Fn(ApproxPolicy) -> ApproxPolicy>;
+        let mut variants: Vec<(String, Tweak)> = vec![
+            ("default".into(), Box::new(|p| p)),
+            (
+                "staged two pass".into(),
+                Box::new(|p| ApproxPolicy {
+                    wide_max_intervals: 0,
+                    ..p
+                }),
+            ),
+        ];
+        for shape in shapes.split(',').filter(|s| !s.is_empty()) {
+            let d: Vec<u32> = shape.split('x').map(|x| x.parse().unwrap()).collect();
+            let (t, i, b) = (d[0], d[1], d[2]);
+            variants.push((
+                format!("wide {shape}"),
+                Box::new(move |p| ApproxPolicy {
+                    wide_threads: t,
+                    wide_items: i,
+                    wide_blocks_per_sm: b,
+                    ..p
+                }),
+            ));
+        }
+        for (name, f) in &variants {
+            let pk = f(ApproxPolicy::for_device(g, 4, 0));
+            let p = f(ApproxPolicy::for_device(g, 4, 4));
+            let keys = time_ms(20, |run| {
+                if run {
+                    approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
+                }
+            });
+            let r = approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
+            check_against_cpu(&host, &out.to_host().unwrap(), &r, &o);
+            let pairs = time_ms(20, |run| {
+                if run {
+                    approx_sort_pairs_into_with_policy(g, &input, &vin, &mut out, &mut vout, &o, p)
+                        .unwrap();
+                }
+            });
+            println!(
+                "n=2^{log2} {name:<16} {:?}: keys {keys:.4} ms, pairs {pairs:.4} ms",
+                r.path()
+            );
+        }
+    }
+}

@@ -303,8 +303,13 @@ fn sweep<K: SortKey>(
     } else {
         K::NAME.to_string()
     };
+    // RADIX_END: sort by bits 0..RADIX_END only.
+    let bits = match std::env::var("RADIX_END") {
+        Ok(e) => Some((0, e.parse()?)),
+        Err(_) => None,
+    };
     for (label, p) in list {
-        match input.time(gpu, flush, Sort::Policy(p), pairs, reps_for(n), None) {
+        match input.time(gpu, flush, Sort::Policy(p), pairs, reps_for(n), bits) {
             Ok(ms) => row(label, &ty, pattern, n, ms),
             Err(e) => println!("{label:<34} {ty:<8} failed: {e}"),
         }
@@ -442,7 +447,8 @@ fn tune(gpu: &Gpu, flush: &mut DeviceBuffer<u8>) -> Res<()> {
 /// `m` (match-any), e.g. `384x15x3a,384x20x2b`, for keys of `key_size` bytes and values of
 /// `value_size` (0: keys only); `RADIX_HIST=BxTxI` sets the histogram kernel's blocks per SM,
 /// threads and keys per thread in all of them, `RADIX_SMALL=TxI` the one-block sort's threads
-/// and keys per thread (inputs up to T * I keys take it), `RADIX_WINDOW` the look-back window.
+/// and keys per thread (inputs up to T * I keys take it), `RADIX_WINDOW` the look-back window,
+/// `RADIX_BITS` the digit width.
 /// Each shape is timed as given at every
 /// size (no mid-sized shape).
 fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPolicy)>> {
@@ -484,6 +490,9 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
         }
         if let Ok(w) = std::env::var("RADIX_WINDOW") {
             p.lookback_window = w.parse()?;
+        }
+        if let Ok(b) = std::env::var("RADIX_BITS") {
+            p.radix_bits = b.parse()?;
         }
         if let Some((threads, items)) = small {
             p.small_threads = threads;
@@ -576,6 +585,9 @@ fn main() -> Res<()> {
     }
     if args.iter().any(|a| a == "policies-pairs") {
         sweep::<u32>(&gpu, &mut flush, true, &env_policies(4, 4)?)?;
+    }
+    if args.iter().any(|a| a == "policies-u64") {
+        sweep::<u64>(&gpu, &mut flush, false, &env_policies(8, 0)?)?;
     }
     if args.iter().any(|a| a == "policies-f32") {
         sweep::<f32>(&gpu, &mut flush, false, &env_policies(4, 0)?)?;
