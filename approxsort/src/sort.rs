@@ -268,13 +268,14 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
 }
 
 /// `(f, coarse)`: up to `one_pass_max` intervals one pass (`f == 1`, a bin an interval), beyond
-/// a coarse pass into about `sqrt(m)` bins (at most `coarse_max`) of `f` intervals each.
+/// a coarse pass into about `sqrt(m)` bins (at most `coarse_max`) of `f` intervals each, `f` a
+/// power of two (the kernels shift instead of dividing).
 fn bins(m: usize, one_pass_max: usize, coarse_max: usize) -> (usize, usize) {
     if m <= one_pass_max {
         return (1, m);
     }
     let c = ((m as f64).sqrt().ceil() as usize).clamp(2, coarse_max.max(2));
-    let f = m.div_ceil(c);
+    let f = m.div_ceil(c).next_power_of_two();
     (f, m.div_ceil(f))
 }
 
@@ -1121,14 +1122,16 @@ mod tests {
     fn bins_split_intervals_about_their_square_root() {
         assert_eq!(bins(100, 512, 1024), (1, 100));
         assert_eq!(bins(512, 512, 1024), (1, 512));
-        assert_eq!(bins(10_000, 512, 1024), (100, 100));
-        assert_eq!(bins(10_001, 512, 1024), (100, 101));
-        assert_eq!(bins(40_000, 0, 1024), (200, 200));
+        // About sqrt(m) intervals a bin, rounded up to a power of two.
+        assert_eq!(bins(10_000, 512, 1024), (128, 79));
+        assert_eq!(bins(10_001, 512, 1024), (128, 79));
+        assert_eq!(bins(40_000, 0, 1024), (256, 157));
         // Capped coarse bins take more intervals each; every interval is in a bin.
         assert_eq!(bins(1 << 22, 0, 1024), (4096, 1024));
-        assert_eq!(bins(10, 0, 1), (5, 2));
+        assert_eq!(bins(10, 0, 1), (8, 2));
         for m in [2usize, 3, 513, 9_999, 90_000] {
             let (f, c) = bins(m, 0, 1024);
+            assert!(f.is_power_of_two(), "m {m}: f {f}");
             assert!(f * c >= m && f * (c - 1) < m, "m {m}: f {f}, coarse {c}");
         }
     }
