@@ -123,6 +123,10 @@ typedef unsigned long long Claim;
 #endif
 
 #define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
+// The leading-bits histogram (approx_minmax_lead): 2^LEAD_BITS buckets of the ranks' leading bits.
+#define LEAD_BITS 14
+#define LEAD_BUCKETS (1u << LEAD_BITS)
+#define LEAD_SHIFT (8 * (int)sizeof(Bits) - LEAD_BITS)
 #define KEY_VEC (VECTOR_BYTES / (int)sizeof(KEY_T))
 #define SORT_TILE (SORT_THREADS * SORT_ITEMS)
 static_assert(BLOCK_THREADS % WARP_THREADS == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: a multiple of 32, <= 1024");
@@ -554,15 +558,18 @@ template <int Threads> __device__ __forceinline__ void publish_minmax(NegMinMax 
     }
 }
 
-// mm must hold {0, 0} before the launch; afterwards mm[0] = ~min, mm[1] = max (ordered bits).
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
-approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
+// Folds keys[0, n) into this thread's `acc` (grid-stride, Threads a block, 16-byte vectors when
+// `aligned`), and with `hist` non-null counts each key's rank's leading LEAD_BITS bits there.
+template <int Threads>
+__device__ __forceinline__ void minmax_loop(const KEY_T* __restrict__ keys, u64 n, u32 aligned, NegMinMax& acc,
+                                            u32* hist, Bits flip) {
     typedef typename sortlab::Conditional<sizeof(KEY_T) == 4, uint4, ulonglong2>::Type Vec;
-    NegMinMax acc;
-    acc.nmin = 0;
-    acc.max = 0;
-    const u64 gid = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
+    const u64 gid = (u64)blockIdx.x * Threads + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * Threads;
+    auto take = [&](KEY_T k) {
+        fold(acc, k);
+        if (hist != nullptr) atomicAdd(hist + (u32)(rank_bits(k, flip) >> LEAD_SHIFT), 1u);
+    };
     u64 head = 0;  // keys [0, head) are read as vectors
     if (aligned) {
         const u64 nvec = n / KEY_VEC;
@@ -580,13 +587,42 @@ approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
                 if (i + (u64)u * stride < nvec) {
                     const KEY_T* p = reinterpret_cast<const KEY_T*>(&x[u]);
 #pragma unroll
-                    for (int q = 0; q < KEY_VEC; ++q) fold(acc, p[q]);
+                    for (int q = 0; q < KEY_VEC; ++q) take(p[q]);
                 }
             }
         }
     }
-    for (u64 i = head + gid; i < n; i += stride) fold(acc, keys[i]);
+    for (u64 i = head + gid; i < n; i += stride) take(keys[i]);
+}
+
+// mm must hold {0, 0} before the launch; afterwards mm[0] = ~min, mm[1] = max (ordered bits).
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
+    NegMinMax acc;
+    acc.nmin = 0;
+    acc.max = 0;
+    minmax_loop<REDUCE_THREADS>(keys, n, aligned, acc, nullptr, 0);
     publish_minmax<REDUCE_THREADS>(acc, mm);
+}
+
+// approx_minmax, and the number of keys whose rank (ordered bits xor flip) has each leading
+// LEAD_BITS bits, added to lead_hist[0, LEAD_BUCKETS) (zeroed before). Dynamic shared memory:
+// LEAD_BUCKETS u32 counters, so a block takes fewer than 2^32 keys (the host's grid ensures it).
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u64* lead_hist, u32 aligned) {
+    u32* hist = reinterpret_cast<u32*>(approx_smem);
+    for (u32 i = threadIdx.x; i < LEAD_BUCKETS; i += BLOCK_THREADS) hist[i] = 0;
+    __syncthreads();
+    NegMinMax acc;
+    acc.nmin = 0;
+    acc.max = 0;
+    minmax_loop<BLOCK_THREADS>(keys, n, aligned, acc, hist, flip);
+    publish_minmax<BLOCK_THREADS>(acc, mm);
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < LEAD_BUCKETS; i += BLOCK_THREADS) {
+        const u32 c = hist[i];
+        if (c) atomicAdd((unsigned long long*)(lead_hist + i), (u64)c);
+    }
 }
 
 // ---- Count kernels. counts[0..m) must be zero before the launch. ----
@@ -651,12 +687,14 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32 f, u32 coarse,
-                   u64 chunk, u32 split, u64* counts, u64* matrix) {
+                   u64 chunk, u32 split, u64* counts, u64* matrix, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, split, counts, matrix);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32 f,
-                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix) {
+                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, split, counts,
                              matrix);
 }
@@ -765,14 +803,16 @@ __device__ __forceinline__ void scatter_global(const KEY_T* keys_in, const Value
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_coarse_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                     Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
-                    Value* __restrict__ vals_out) {
+                    Value* __restrict__ vals_out, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     scatter_coarse<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, matrix, keys_out,
                              vals_out);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_coarse_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
                       const Bits* splitters, Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix,
-                      KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+                      KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     scatter_coarse<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, matrix,
                                keys_out, vals_out);
 }
@@ -876,6 +916,20 @@ template <typename MapT> struct FlipMap {
     Bits flip;
     u32 shift;  // log2 of the intervals a bin (0: the intervals themselves)
     __device__ __forceinline__ u32 bin(KEY_T k) const { return map(rank_bits(k, flip)) >> shift; }
+    __device__ __forceinline__ void count(KEY_T) const {}
+};
+
+// The leading-bits coarse bins (approx_wide_lead): a key's bin is its rank >> shift, less the
+// smallest rank's (bins of equal width on the rank's leading bits), and each key is also counted
+// in its interval (fine_hist, shared memory).
+struct LeadMap {
+    u32 shift;
+    Bits base;  // the smallest rank >> shift
+    Bits flip;
+    EqualMap fine;
+    u32* fine_hist;
+    __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((rank_bits(k, flip) >> shift) - base); }
+    __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(rank_bits(k, flip)), 1u); }
 };
 
 // Cursor: block b takes chunk b (keys [b * chunk, min(n, (b + 1) * chunk)), the count kernels'
@@ -939,6 +993,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
             if (wide_item(i) < valid) {
                 const u32 b = map.bin(k[i]);
                 r[i] = atomicAdd(wend + b, 1u);
+                map.count(k[i]);
                 lo = min(lo, b);
                 hi = max(hi, b);
             }
@@ -1016,14 +1071,16 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                   Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
-                  Value* __restrict__ vals_out) {
+                  Value* __restrict__ vals_out, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, bin_shift(f)};
     scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
 }
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
                     const Bits* splitters, Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix,
-                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u32* skip) {
+    if (skip != nullptr && *skip) return;
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, bin_shift(f)};
     scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
 }
@@ -1040,6 +1097,98 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
                          KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, 0u};
     scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out);
+}
+
+// ---- The leading-bits coarse bins. When the keys' ranks spread over enough of their leading
+// LEAD_BITS bits, the coarse bins are ranges of them, counted with the min and max
+// (approx_minmax_lead), and the coarse pass claims places (as the fine pass) and counts the
+// intervals itself: no separate count pass over the keys (16 bytes a 4-byte key moved instead of
+// 20). lead_plan raises `flag` when no bucket holds more than two bins' share; otherwise (the
+// keys in few buckets) the count and chunked coarse kernels run instead, and these return at
+// once: the choice stays on the device. ----
+
+// One block of LEAD_PLAN_THREADS. From the smallest and largest rank (mm: word 0 ~min, word 1
+// max, unflipped, as approx_minmax_lead leaves them): the smallest shift >= LEAD_SHIFT that spans
+// the ranks with at most `bins` bins of rank >> shift; coarse_bounds[0, bins] the exclusive scan
+// of the bins' totals (summed from the bucket counts, which the bins' widths cover whole);
+// lead[0] = 1 when the path pays (the shift is above LEAD_SHIFT, or at it the ranks still span
+// at least half the bins; else the keys lie in too few buckets for sqrt(m)-wide bins and the
+// chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift.
+#define LEAD_PLAN_THREADS 1024
+#define LEAD_MAX_BINS 1024
+static_assert(LEAD_BUCKETS % LEAD_PLAN_THREADS == 0, "the plan's threads divide the buckets");
+extern "C" __global__ void __launch_bounds__(LEAD_PLAN_THREADS)
+lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse_bounds, u64* lead) {
+    typedef sortlab::BlockScan<u64, LEAD_PLAN_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    __shared__ unsigned long long totals[LEAD_MAX_BINS];
+    __shared__ u32 s_shift;
+    __shared__ Bits s_base;
+    const u32 tid = threadIdx.x;
+    if (tid == 0) {
+        const Bits mn = (Bits)~mm[0];
+        const Bits mx = mm[1];
+        const Bits lo = flip ? (Bits)~mx : mn;
+        const Bits hi = flip ? (Bits)~mn : mx;
+        u32 shift = LEAD_SHIFT;
+        while ((u64)((hi >> shift) - (lo >> shift)) + 1 > bins) ++shift;
+        const u64 used = (u64)((hi >> shift) - (lo >> shift)) + 1;
+        s_shift = shift;
+        s_base = lo >> shift;
+        lead[0] = (shift > (u32)LEAD_SHIFT || 2 * used >= bins) ? 1 : 0;
+        lead[1] = shift;
+        lead[2] = (u64)(lo >> shift);
+    }
+    for (u32 j = tid; j < bins; j += LEAD_PLAN_THREADS) totals[j] = 0;
+    __syncthreads();
+    const u32 group = s_shift - LEAD_SHIFT;  // buckets a bin, log2
+    const Bits base = s_base;
+    constexpr u32 per = LEAD_BUCKETS / LEAD_PLAN_THREADS;
+#pragma unroll
+    for (u32 j = 0; j < per; ++j) {
+        const u32 u = tid * per + j;
+        const u64 c = lead_hist[u];
+        if (c) atomicAdd(totals + (u32)((Bits)(u >> group) - base), (unsigned long long)c);
+    }
+    __syncthreads();
+    const u64 t = tid < bins ? (u64)totals[tid] : 0;
+    u64 all;
+    const u64 at = Scan::exclusive_scan(t, (u64)0, sortlab::Sum(), all, tmp);
+    if (tid < bins) coarse_bounds[tid] = at;
+    if (tid == 0) coarse_bounds[bins] = all;
+}
+
+// Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
+// kernels.rs); approx_wide_lead's table and interval counters follow.
+__device__ __forceinline__ u32 wide_bytes(u32 bins) {
+    u32 b = (u32)align16((u64)bins * sizeof(u32)) + (u32)align16((u64)bins * sizeof(SharedOffset)) +
+            (u32)align16((u64)WIDE_TILE * sizeof(Key));
+#if HAS_VALUES
+    b += (u32)align16((u64)WIDE_TILE * sizeof(Value));
+#endif
+    return b;
+}
+
+// The coarse pass into the leading-bits bins (when lead[0], see lead_plan): tiles grid-stride,
+// each tile's run of a bin claimed on top of coarse_bounds (coarse_claimed zeroed before), every
+// key counted in its interval (counts[0, m), zeroed before). Dynamic shared memory:
+// wide_bytes(bins), then m u32 interval counters; a block takes fewer than 2^32 keys.
+extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
+approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
+                 Bits flip, u32 m, u32 bins, const u64* coarse_bounds, Claim* coarse_claimed, u64* counts,
+                 const u64* lead, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+    if (lead[0] == 0) return;
+    u32* fine_hist = reinterpret_cast<u32*>(approx_smem + wide_bytes(bins));
+    for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) fine_hist[i] = 0;
+    // (shared_map's barrier orders these before any use.)
+    const LeadMap map{(u32)lead[1], (Bits)lead[2], flip, shared_map(MapArgs<EqualMap>{mm}, flip, m), fine_hist};
+    scatter_wide<false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
+                        vals_out);
+    // scatter_wide ends with a barrier.
+    for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) {
+        const u32 c = fine_hist[i];
+        if (c) atomicAdd((unsigned long long*)(counts + i), (u64)c);
+    }
 }
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after
@@ -1561,7 +1710,10 @@ zero_words(u64* __restrict__ p0, u64 n0, u64* __restrict__ p1, u64 n1, u64* __re
 // 16,402 words of 2^20 keys into 10,000 intervals), scanned row by row with shuffles.
 #define SCAN_SMALL_THREADS 1024
 #define SCAN_SMALL_ITEMS 8
-extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS) scan_small(u64* a, u64 na, u64* b, u64 nb) {
+// With `flag` non-null it runs only when *flag == want.
+extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS)
+scan_small(u64* a, u64 na, u64* b, u64 nb, const u32* flag, u32 want) {
+    if (flag != nullptr && *flag != want) return;
     typedef sortlab::BlockScan<u64, SCAN_SMALL_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;
     const u32 lane = threadIdx.x % WARP_THREADS;

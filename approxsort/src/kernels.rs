@@ -155,15 +155,35 @@ impl Kernels {
 
     /// Exclusive sum scans of `a` and `b` (`u64` words, `(address, len)` each, both at most
     /// [`SCAN_SMALL_MAX`]) in place, by one block.
-    pub(crate) fn scan_small(&self, a: (u64, usize), b: (u64, usize)) -> Result<()> {
+    /// With `gate = Some((flag, want))` the scan runs only when the device word `flag`
+    /// (a `u32`) holds `want`.
+    pub(crate) fn scan_small(
+        &self,
+        a: (u64, usize),
+        b: (u64, usize),
+        gate: Option<(u64, u32)>,
+    ) -> Result<()> {
         debug_assert!(a.1 <= SCAN_SMALL_MAX && b.1 <= SCAN_SMALL_MAX);
+        let (flag, want) = gate.unwrap_or((0, 0));
         let mut args = KernelArgs::new();
-        args.push(a.0).push(a.1 as u64).push(b.0).push(b.1 as u64);
-        // SAFETY: `scan_small(u64*, u64, u64*, u64)`: reads and writes a[0..na) and b[0..nb),
-        // which the caller's ranges hold; one block of SCAN_SMALL_THREADS (1024).
+        args.push(a.0)
+            .push(a.1 as u64)
+            .push(b.0)
+            .push(b.1 as u64)
+            .push(flag)
+            .push(want);
+        // SAFETY: `scan_small(u64*, u64, u64*, u64, const u32*, u32)`: reads and writes
+        // a[0..na) and b[0..nb), which the caller's ranges hold, and reads the flag word when
+        // given; one block of SCAN_SMALL_THREADS (1024).
         unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
     }
 }
+
+/// Buckets of the leading-bits histogram (approx.cu's `LEAD_BUCKETS`, 2^`LEAD_BITS`).
+pub(crate) const LEAD_BUCKETS: usize = 1 << 14;
+
+/// The most coarse bins of the leading-bits path (approx.cu's `LEAD_MAX_BINS`).
+pub(crate) const LEAD_MAX_BINS: usize = 1024;
 
 /// Threads of `scan_small` (approx.cu's `SCAN_SMALL_THREADS`).
 const SCAN_SMALL_THREADS: u32 = 1024;

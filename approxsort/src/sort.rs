@@ -9,8 +9,8 @@ use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KeyBits, Result, SortKey, SortValue,
 };
 
-use crate::kernels::SCAN_SMALL_MAX;
 use crate::kernels::{value_type, Kernels};
+use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::result::{ApproxPath, ApproxResult};
@@ -144,6 +144,10 @@ pub(crate) enum Plan {
         grid: usize,
         chunk: usize,
         split: usize,
+        /// The coarse bins from the keys' leading bits where they spread (wide tiles, equal
+        /// widths; see `approx_wide_lead` in approx.cu), else the count pass and chunked
+        /// coarse pass: chosen on the device.
+        lead: bool,
     },
 }
 
@@ -245,7 +249,19 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
     // 10,000 intervals: 20.4 ms wide, 16.7 staged; pairs 22.3 wide, 39.9 staged).
     let wide_pays = !(opts.boundaries == Intervals::Sampled && kern.value_size == 0);
     if wide_pays {
-        if let Some(wide) = wide_plan(kern, n, m, optin) {
+        if let Some(mut wide) = wide_plan(kern, n, m, optin) {
+            if let Plan::Scatter {
+                f,
+                coarse,
+                grid,
+                lead,
+                ..
+            } = &mut wide
+            {
+                *lead = opts.boundaries == Intervals::EqualWidth
+                    && *f > 1
+                    && lead_fits(kern, n, m, *coarse, *coarse * *grid + 1, optin);
+            }
             return Ok(wide);
         }
     }
@@ -264,7 +280,85 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         grid,
         chunk,
         split: 1,
+        lead: false,
     })
+}
+
+/// Words of the leading-bits path's device data: the bucket counts, the coarse bounds
+/// (`coarse + 1`), the coarse claims (`coarse`), lead_plan's three words (flag, shift, base).
+fn lead_words(coarse: usize) -> usize {
+    LEAD_BUCKETS + (coarse + 1) + coarse + 3
+}
+
+/// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
+/// (the chunked fallback's count matrix `matrix_len` words): long enough an input, both scans
+/// by one block (the fallback's is skipped on the device), shared memory for its kernels, and
+/// fewer than 2^32 keys a block.
+fn lead_fits(
+    kern: &Kernels,
+    n: usize,
+    m: usize,
+    coarse: usize,
+    matrix_len: usize,
+    optin: usize,
+) -> bool {
+    let p = &kern.policy;
+    let sms = kern.sms();
+    n >= p.lead_min
+        && (2..=LEAD_MAX_BINS).contains(&coarse)
+        && m < SCAN_SMALL_MAX
+        && matrix_len <= SCAN_SMALL_MAX
+        && LEAD_BUCKETS * 4 <= optin
+        && lead_shared_bytes(kern, coarse, m) <= optin
+        && (n as u64) < (sms as u64) << 32
+}
+
+/// Dynamic shared memory of `approx_wide_lead`: the wide scatter's and the interval counters.
+fn lead_shared_bytes(kern: &Kernels, coarse: usize, m: usize) -> usize {
+    kern.wide_shared_bytes(coarse) + m * 4
+}
+
+/// Where the leading-bits path keeps its device data (words after the count matrix).
+#[derive(Clone, Copy)]
+struct Lead {
+    /// Words of it all.
+    words: usize,
+    /// The most coarse bins.
+    coarse: usize,
+    /// Device addresses: bucket counts, coarse bounds, coarse claims, lead_plan's words (the
+    /// first, 0 or 1, is the flag the gated kernels read as a `u32`: its low half).
+    hist: u64,
+    bounds: u64,
+    claimed: u64,
+    flag: u64,
+}
+
+impl Lead {
+    fn new(coarse: usize) -> Self {
+        Lead {
+            words: lead_words(coarse),
+            coarse,
+            hist: 0,
+            bounds: 0,
+            claimed: 0,
+            flag: 0,
+        }
+    }
+
+    /// This layout placed at device address `base`.
+    fn at(self, base: u64) -> Self {
+        let hist = base;
+        let bounds = hist + 8 * LEAD_BUCKETS as u64;
+        let claimed = bounds + 8 * (self.coarse as u64 + 1);
+        let flag = claimed + 8 * self.coarse as u64;
+        Lead {
+            hist,
+            bounds,
+            claimed,
+            flag,
+            ..self
+        }
+    }
 }
 
 /// `(f, coarse)`: up to `one_pass_max` intervals one pass (`f == 1`, a bin an interval), beyond
@@ -328,6 +422,7 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
         grid,
         chunk,
         split,
+        lead: false,
     })
 }
 
@@ -401,16 +496,21 @@ fn run<K: SortKey>(
     // The counts (scanned into the boundaries), the claim counters and the count matrix of a
     // chunked scatter, zeroed by one launch.
     let mut boundaries = DeviceBuffer::<u64>::alloc(gpu, m + 1)?;
-    let matrix_len = match plan {
-        Plan::Scatter { coarse, grid, .. } => coarse * grid + 1,
-        _ => 0,
+    let (matrix_len, lead) = match plan {
+        Plan::Scatter {
+            coarse, grid, lead, ..
+        } => (coarse * grid + 1, lead.then(|| Lead::new(coarse))),
+        _ => (0, None),
     };
-    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len)?;
+    // The count matrix, then (leading-bits path) its device data.
+    let lead_len = lead.as_ref().map_or(0, |l| l.words);
+    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
     kern.zero_words(&[
         (ws + layout.claimed as u64, m + 2),
         (boundaries.ptr().addr(), m + 1),
-        (matrix.ptr().addr(), matrix_len),
+        (matrix.ptr().addr(), matrix_len + lead_len),
     ])?;
+    let lead = lead.map(|l| l.at(matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
     let flip = flip_of::<K>(opts.order).to_u64();
@@ -420,6 +520,48 @@ fn run<K: SortKey>(
     let mut paper_mm: Option<DeviceBuffer<K::Bits>> = None;
     let map_ptr = match opts.boundaries {
         Intervals::EqualWidth => match opts.variant {
+            ApproxVariant::Fast if lead.is_some() => {
+                let l = lead.expect("checked");
+                let mm = ws + layout.mm as u64;
+                let mut args = KernelArgs::new();
+                args.push(keys_in)
+                    .push(n as u64)
+                    .push(mm)
+                    .push(flip)
+                    .push(l.hist)
+                    .push((keys_in % 16 == 0) as u32);
+                let fit = blocks_that_fit(gpu, LEAD_BUCKETS * 4, p.blocks_per_sm) as usize;
+                // Fewer than 2^32 keys a block (lead_fits: n < SMs * 2^32).
+                let grid = (kern.sms() * fit)
+                    .min(n.div_ceil(p.block_threads as usize))
+                    .max(1);
+                // SAFETY: `approx_minmax_lead(const KEY_T*, u64, Bits*, Bits, u64*, u32)`: reads
+                // keys[0..n) (vectors only when aligned), writes 2 Bits at `mm` and adds to the
+                // LEAD_BUCKETS zeroed words at `hist`; LEAD_BUCKETS u32 of dynamic shared memory
+                // (fits: lead_fits).
+                unsafe {
+                    kern.launch(
+                        "approx_minmax_lead",
+                        grid as u32,
+                        p.block_threads,
+                        LEAD_BUCKETS * 4,
+                        &args,
+                    )?
+                };
+                let mut args = KernelArgs::new();
+                args.push(l.hist)
+                    .push(mm)
+                    .push(flip)
+                    .push(l.coarse as u32)
+                    .push(l.bounds)
+                    .push(l.flag);
+                // SAFETY: `lead_plan(const u64*, const Bits*, Bits, u32, u64*, u64*)`: one block
+                // of 1024 threads (LEAD_PLAN_THREADS); reads the LEAD_BUCKETS counts and the min
+                // and max, writes coarse + 1 bounds (2 <= coarse <= LEAD_MAX_BINS) and its three
+                // words, all inside the lead data.
+                unsafe { kern.launch("lead_plan", 1, 1024, 0, &args)? };
+                mm
+            }
             ApproxVariant::Fast => {
                 let mm = ws + layout.mm as u64;
                 let vec = 16 / K::SIZE;
@@ -470,12 +612,22 @@ fn run<K: SortKey>(
     let counts = boundaries.ptr().addr();
     let claimed = ws + layout.claimed as u64;
     let stride_grid = kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM);
-    // Exclusive scans of the counts and the matrix: one small launch where both are short.
-    let scan = |boundaries: &mut DeviceBuffer<u64>, matrix: &mut DeviceBuffer<u64>| {
-        let (a, b) = (boundaries.len(), matrix.len());
-        if a <= SCAN_SMALL_MAX && b <= SCAN_SMALL_MAX {
-            return kern.scan_small((boundaries.ptr().addr(), a), (matrix.ptr().addr(), b));
+    // Exclusive scans of the counts and the matrix (its first `matrix_len` words): one small
+    // launch where both are short (always on the leading-bits path, whose scans are gated by
+    // its flag: `gate`).
+    let scan = |boundaries: &mut DeviceBuffer<u64>,
+                matrix: &mut DeviceBuffer<u64>,
+                matrix_len: usize,
+                gate: Option<(u64, u32)>| {
+        let a = boundaries.len();
+        if a <= SCAN_SMALL_MAX && matrix_len <= SCAN_SMALL_MAX {
+            return kern.scan_small(
+                (boundaries.ptr().addr(), a),
+                (matrix.ptr().addr(), matrix_len),
+                gate,
+            );
         }
+        debug_assert!(gate.is_none() && matrix.len() == matrix_len);
         for buf in [boundaries, matrix] {
             if !buf.is_empty() {
                 scan_in_place(
@@ -516,7 +668,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries, &mut matrix)?;
+            scan(&mut boundaries, &mut matrix, matrix_len, None)?;
             phases.mark("scan");
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -553,7 +705,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries, &mut matrix)?;
+            scan(&mut boundaries, &mut matrix, matrix_len, None)?;
             phases.mark("scan");
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -588,8 +740,12 @@ fn run<K: SortKey>(
             grid,
             chunk,
             split,
+            ..
         } => {
             let (coarse_kernel, fine_kernel) = tiles.kernels();
+            // The chunked count and coarse pass are skipped on the device when the lead flag
+            // is raised.
+            let skip = lead.map_or(0, |l| l.flag);
             let (threads, tile, wanted) = tiles.shape(p);
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -602,12 +758,14 @@ fn run<K: SortKey>(
                 .push((chunk / split) as u64)
                 .push(split as u32)
                 .push(counts)
-                .ptr(matrix.ptr());
+                .ptr(matrix.ptr())
+                .push(skip);
             // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
-            // u32, u32, u64, u32, u64*, u64*)`: block b reads its part of chunk / split keys
-            // (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split] for j <
-            // coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of dynamic
-            // shared memory (fits: plan).
+            // u32, u32, u64, u32, u64*, u64*, const u32*)`: block b reads its part of chunk /
+            // split keys (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split]
+            // for j < coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of
+            // dynamic shared memory (fits: plan); returns at once when the skip word (null, or
+            // the lead flag) is non-zero.
             unsafe {
                 kern.launch(
                     &format!("approx_count_{mode}"),
@@ -618,7 +776,12 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries, &mut matrix)?;
+            scan(
+                &mut boundaries,
+                &mut matrix,
+                matrix_len,
+                lead.map(|l| (l.flag, 0)),
+            )?;
             phases.mark("scan");
             let two = f > 1;
             let (coarse_k, coarse_v) = if two {
@@ -638,9 +801,11 @@ fn run<K: SortKey>(
                 .push(chunk as u64)
                 .ptr(matrix.ptr())
                 .push(coarse_k)
-                .push(coarse_v);
+                .push(coarse_v)
+                .push(skip);
             // SAFETY: `approx_{coarse,wide}_{equal,sampled}(const KEY_T*, const Value*, u64,
-            // const Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*)`: the same grid
+            // const Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*, const u32*)`
+            // (returns at once when the skip word is non-zero): the same grid
             // and chunks as the count, so block b reads chunk b (the count's column b) and its
             // keys of bin j (intervals j * f .. + f - 1) go to its scanned place matrix[j * grid
             // + b] .. + its count: a permutation of 0..n into the output or the intermediate
@@ -661,6 +826,42 @@ fn run<K: SortKey>(
             } else {
                 format!("{label}scatter")
             });
+            if let Some(l) = lead {
+                let shared = lead_shared_bytes(kern, l.coarse, m);
+                let mut args = KernelArgs::new();
+                args.push(keys_in)
+                    .push(io.vals_in)
+                    .push(n as u64)
+                    .push(map_ptr)
+                    .push(flip)
+                    .push(m as u32)
+                    .push(l.coarse as u32)
+                    .push(l.bounds)
+                    .push(l.claimed)
+                    .push(counts)
+                    .push(l.flag)
+                    .push(coarse_k)
+                    .push(coarse_v);
+                // SAFETY: `approx_wide_lead(const KEY_T*, const Value*, u64, const Bits*, Bits,
+                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*)`:
+                // runs only when lead_plan raised the flag (then the chunked coarse pass did
+                // not); bin j receives exactly its count at bounds[j] .. bounds[j + 1] of the
+                // intermediate buffer (n keys, not overlapping the input), claims zeroed; adds
+                // each key to counts[0..m) (zeroed, the count pass skipped); shared memory as
+                // lead_shared_bytes (fits: lead_fits); fewer than 2^32 keys a block (grid =
+                // SMs, n < SMs * 2^32).
+                unsafe {
+                    kern.launch(
+                        "approx_wide_lead",
+                        kern.sms() as u32,
+                        threads,
+                        shared,
+                        &args,
+                    )?
+                };
+                scan(&mut boundaries, &mut matrix, 0, Some((l.flag, 1)))?;
+                phases.mark("lead coarse scatter and scan");
+            }
             drop(matrix);
             if two {
                 let shared = tiles.shared_bytes(kern, m, false);

@@ -273,6 +273,91 @@ fn entry_points_agree() {
     }
 }
 
+/// The leading-bits path (coarse bins from the keys' leading bits, counted with the min and max;
+/// forced at every length with `lead_min = 0`) against the CPU twin and the default policy:
+/// keys spread over many leading bits (the device takes the path) and keys in few buckets (it
+/// falls back to the count pass), every key width, both orders, keys and pairs.
+fn lead_case<K: SortKey>(host: &[K], intervals: usize, order: Order) {
+    let g = gpu();
+    let n = host.len();
+    let o = ApproxOptions {
+        intervals,
+        order,
+        ..Default::default()
+    };
+    let input = DeviceBuffer::from_host(g, host).unwrap();
+    let mut base = DeviceBuffer::<K>::alloc(g, n).unwrap();
+    let rb = approx_sort_into(g, &input, &mut base, &o).unwrap();
+    for value_size in [0usize, 4] {
+        let p = ApproxPolicy {
+            lead_min: 0,
+            ..ApproxPolicy::for_device(g, K::SIZE, value_size)
+        };
+        let mut out = DeviceBuffer::<K>::alloc(g, n).unwrap();
+        let r = if value_size == 0 {
+            approx_sort_into_with_policy(g, &input, &mut out, &o, p).unwrap()
+        } else {
+            let vals: Vec<u32> = (0..n as u32).collect();
+            let vin = DeviceBuffer::from_host(g, &vals).unwrap();
+            let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+            let r = approx_sort_pairs_into_with_policy(g, &input, &vin, &mut out, &mut vout, &o, p)
+                .unwrap();
+            let (kh, vh) = (out.to_host().unwrap(), vout.to_host().unwrap());
+            for (at, (k, &v)) in kh.iter().zip(&vh).enumerate() {
+                assert_eq!(
+                    host[v as usize].to_ordered_bits(),
+                    k.to_ordered_bits(),
+                    "value at {at} ({} keys, {intervals} intervals, {order:?})",
+                    K::NAME
+                );
+            }
+            r
+        };
+        assert_eq!(
+            r.boundaries_host().unwrap(),
+            rb.boundaries_host().unwrap(),
+            "{} keys, {intervals} intervals, {order:?}, values {value_size}",
+            K::NAME
+        );
+        check_against_cpu(host, &out.to_host().unwrap(), &r, &o);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn leading_bits_path() {
+    let mut r = ChaCha8Rng::seed_from_u64(7);
+    for n in [1usize, 1000, 65_537, 300_007] {
+        let spread: Vec<u32> = (0..n).map(|_| r.gen::<u32>() >> 1).collect();
+        // Few leading bits: all keys in one bucket, and half of them in one.
+        let narrow: Vec<u32> = (0..n).map(|_| 5000 + (r.gen::<u32>() & 4095)).collect();
+        let half: Vec<u32> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    r.gen::<u32>() & 1023
+                } else {
+                    r.gen()
+                }
+            })
+            .collect();
+        for order in [Order::Ascending, Order::Descending] {
+            for m in [1000, 2049, 10_000] {
+                lead_case(&spread, m, order);
+            }
+            lead_case(&narrow, 10_000, order);
+            lead_case(&half, 10_000, order);
+            let i32s: Vec<i32> = spread.iter().map(|&x| (x as i32).wrapping_mul(3)).collect();
+            lead_case(&i32s, 10_000, order);
+            let f32s: Vec<f32> = (0..n).map(|_| f32::from_bits(r.gen())).collect();
+            lead_case(&f32s, 10_000, order);
+            let u64s: Vec<u64> = (0..n).map(|_| r.gen()).collect();
+            lead_case(&u64s, 10_000, order);
+            let f64s: Vec<f64> = (0..n).map(|_| r.gen::<f64>() * 1e6 - 5e5).collect();
+            lead_case(&f64s, 4096, order);
+        }
+    }
+}
+
 /// 2^32 + 3 keys: 64-bit offsets. Minutes long: `scripts/gpu-check` runs the `past_2_pow_32`
 /// tests only with `SORTLAB_LARGE=1`; a device without the memory fails it.
 #[test]
@@ -620,7 +705,7 @@ fn bench_mid_sizes() {
     let only: Option<u32> = std::env::var("SORTLAB_MID_LOG2")
         .ok()
         .and_then(|s| s.parse().ok());
-    for log2 in [16u32, 18, 20, 21, 22, 23, 24, 25, 26] {
+    for log2 in [16u32, 18, 20, 21, 22, 23, 24, 25, 26, 28] {
         if only.is_some_and(|o| o != log2) {
             continue;
         }
@@ -633,8 +718,7 @@ fn bench_mid_sizes() {
         let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
         // SORTLAB_MID_SHAPES: wide scatter shapes THREADSxITEMSxBLOCKS to time beside the
         // default and the staged two-pass scatter.
-        let shapes = std::env::var("SORTLAB_MID_SHAPES")
-            .unwrap_or_else(|_| "1024x8x1,1024x4x1,512x8x2,512x4x2".into());
+        let shapes = std::env::var("SORTLAB_MID_SHAPES").unwrap_or_default();
         type Tweak = Box<dyn Fn(ApproxPolicy) -> ApproxPolicy>;
         let mut variants: Vec<(String, Tweak)> = vec![
             ("default".into(), Box::new(|p| p)),
@@ -644,6 +728,17 @@ fn bench_mid_sizes() {
                     wide_max_intervals: 0,
                     ..p
                 }),
+            ),
+            (
+                "no leading bits".into(),
+                Box::new(|p| ApproxPolicy {
+                    lead_min: usize::MAX,
+                    ..p
+                }),
+            ),
+            (
+                "leading bits".into(),
+                Box::new(|p| ApproxPolicy { lead_min: 0, ..p }),
             ),
         ];
         for shape in shapes.split(',').filter(|s| !s.is_empty()) {
