@@ -182,6 +182,9 @@ impl Kernels {
 /// Buckets of the leading-bits histogram (approx.cu's `LEAD_BUCKETS`, 2^`LEAD_BITS`).
 pub(crate) const LEAD_BUCKETS: usize = 1 << 14;
 
+/// Buckets of the sampled map's table (approx.cu's `SPLIT_TABLE`, 2^`SPLIT_TABLE_BITS`).
+pub(crate) const SPLIT_TABLE: usize = 1 << 12;
+
 /// The most coarse bins of the leading-bits path (approx.cu's `LEAD_MAX_BINS`).
 pub(crate) const LEAD_MAX_BINS: usize = 1024;
 

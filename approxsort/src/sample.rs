@@ -8,7 +8,7 @@
 
 use sortlab_primitives::{DeviceBuffer, KernelArgs, KeyBits, Result, SortKey};
 
-use crate::kernels::Kernels;
+use crate::kernels::{Kernels, SPLIT_TABLE};
 use crate::options::ApproxOptions;
 use crate::refine::refine;
 use crate::sort::approx_sort;
@@ -82,11 +82,25 @@ pub(crate) fn build_splitters<K: SortKey>(
         .push(flip.to_u64())
         .push(out);
     // SAFETY: `pick_splitters(const KEY_T*, u64, u32, Bits, Bits*)`: reads sample[< s], writes
-    // m - 1 words at `out` (the workspace holds m).
+    // m - 1 words at `out` (the workspace holds m + 2 words and the table).
     unsafe {
         kern.launch(
             "pick_splitters",
             kern.grid(m - 1, p.block_threads, 4),
+            p.block_threads,
+            0,
+            &args,
+        )?
+    };
+    let mut args = KernelArgs::new();
+    args.push(out).push(m as u32);
+    // SAFETY: `splitter_table(Bits*, u32)`: m >= 2; reads the m - 1 sorted splitters at `out`,
+    // writes words m and m + 1 and SPLIT_TABLE + 1 u32 after them (the workspace's splitters
+    // part holds them: Layout::new).
+    unsafe {
+        kern.launch(
+            "splitter_table",
+            kern.grid(SPLIT_TABLE + 1, p.block_threads, 1),
             p.block_threads,
             0,
             &args,

@@ -10,7 +10,7 @@ use sortlab_primitives::{
 };
 
 use crate::kernels::{value_type, Kernels};
-use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX};
+use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX, SPLIT_TABLE};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::result::{ApproxPath, ApproxResult};
@@ -99,8 +99,12 @@ impl Layout {
         let _ = part(Some(16))?;
         let idx = part(if paper { n.checked_mul(4) } else { Some(0) })?;
         let off = part(if paper { n.checked_mul(8) } else { Some(0) })?;
+        // The splitters (words 0..m - 1 of m), s0 and the shift (2 words), the bucket table
+        // (SPLIT_TABLE + 1 u32): see `SampledMap` in approx.cu.
         let splitters = part(if sampled {
-            m.checked_mul(key_size)
+            m.checked_add(2)
+                .and_then(|w| w.checked_mul(key_size))
+                .and_then(|b| b.checked_add((SPLIT_TABLE + 1) * 4))
         } else {
             Some(0)
         })?;
@@ -244,26 +248,24 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         .shared_per_block_optin
         .saturating_sub(SHARED_RESERVE);
     let (f, coarse) = bins(m, p.direct_max_intervals, p.coarse_max);
-    // Sampled intervals of keys alone stay on the staged path: the wide scatter searches every
-    // key's splitters three times a pass, and measured slower there (H100, 2^28 u32 keys,
-    // 10,000 intervals: 20.4 ms wide, 16.7 staged; pairs 22.3 wide, 39.9 staged).
-    let wide_pays = !(opts.boundaries == Intervals::Sampled && kern.value_size == 0);
-    if wide_pays {
-        if let Some(mut wide) = wide_plan(kern, n, m, optin) {
-            if let Plan::Scatter {
-                f,
-                coarse,
-                grid,
-                lead,
-                ..
-            } = &mut wide
-            {
-                *lead = opts.boundaries == Intervals::EqualWidth
-                    && *f > 1
-                    && lead_fits(kern, n, m, *coarse, *coarse * *grid + 1, optin);
-            }
-            return Ok(wide);
+    // (Sampled intervals of keys alone took the staged path while every key's splitters were
+    // searched whole, three times a pass: H100, 2^28 u32 keys, 10,000 intervals, 20.4 ms wide
+    // against 16.7 staged. With the bucket table of `SampledMap` (approx.cu): 7.22 wide, 7.95
+    // staged; pairs 8.54 wide, 10.1 staged.)
+    if let Some(mut wide) = wide_plan(kern, n, m, optin) {
+        if let Plan::Scatter {
+            f,
+            coarse,
+            grid,
+            lead,
+            ..
+        } = &mut wide
+        {
+            *lead = opts.boundaries == Intervals::EqualWidth
+                && *f > 1
+                && lead_fits(kern, n, m, *coarse, *coarse * *grid + 1, optin);
         }
+        return Ok(wide);
     }
     let fits = m <= p.shared_max_intervals
         && m.saturating_mul(4) <= optin

@@ -180,9 +180,8 @@ fn entry_points_agree() {
                 let policy = ApproxPolicy::for_device(g, 4, 0);
                 let want_path = if intervals <= policy.direct_max_intervals {
                     ApproxPath::SharedCounts
-                } else if intervals == 10_000 && boundaries != Intervals::Sampled {
-                    // Two words per interval and the tile fit shared memory (sampled keys
-                    // alone stay staged: measured faster).
+                } else if intervals == 10_000 {
+                    // Two words per interval and the tile fit shared memory.
                     ApproxPath::WideTwoPass
                 } else {
                     ApproxPath::TwoPass
@@ -700,7 +699,15 @@ fn phases() {
 fn bench_mid_sizes() {
     let g = gpu();
     println!("device: {}", g.info().name);
-    let o = ApproxOptions::new(10_000);
+    // SORTLAB_MID_SAMPLED=1: sampled intervals.
+    let o = ApproxOptions {
+        boundaries: if std::env::var("SORTLAB_MID_SAMPLED").is_ok_and(|v| v == "1") {
+            Intervals::Sampled
+        } else {
+            Intervals::EqualWidth
+        },
+        ..ApproxOptions::new(10_000)
+    };
     // SORTLAB_MID_LOG2: one size only.
     let only: Option<u32> = std::env::var("SORTLAB_MID_LOG2")
         .ok()
