@@ -54,11 +54,16 @@
 //! scatters them in tiles that are first grouped by destination in shared memory, so that the
 //! writes are runs of consecutive places: with up to [`ApproxPolicy::direct_max_intervals`]
 //! intervals in one pass (16 bytes moved per 4-byte key), with more in two (a coarse pass into
-//! about `sqrt(intervals)` bins, then the intervals: 24 bytes). With more than that and up to
-//! [`ApproxPolicy::wide_max_intervals`] (where two words per interval and a tile of 16,384 keys
-//! fit shared memory: 10,000 intervals do, 40,000 do not) both passes are the wide scatter
-//! ([`ApproxPath::WideTwoPass`]): one block per multiprocessor, large tiles, five barriers a
-//! tile. One wide pass into all 10,000 intervals ([`ApproxPolicy::wide_one_pass_max`]) is
+//! about `sqrt(intervals)` bins of a power of two intervals each, then the intervals: 24 bytes).
+//! With more than that and up to [`ApproxPolicy::wide_max_intervals`] (where two words per
+//! interval and a tile of about 16,000 keys fit shared memory: 10,000 intervals do, 40,000 do
+//! not) both passes are the wide scatter ([`ApproxPath::WideTwoPass`]): one block per
+//! multiprocessor, large tiles, five barriers a tile, each tile visiting only the bins between
+//! its smallest and largest (a fine-pass tile holds one or two coarse bins' keys). For large
+//! equal-width sorts ([`ApproxPolicy::lead_min`], 2^23 keys) the min-max pass also counts the
+//! keys' leading 14 bits, the coarse bins are equal-width ranges of them, and the coarse pass
+//! claims its places and counts the intervals itself: the count pass is skipped (20 bytes a
+//! 4-byte key). One wide pass into all 10,000 intervals ([`ApproxPolicy::wide_one_pass_max`]) is
 //! slower (11.4 ms at 2^28 keys): every block writes its own region of every interval, 1.3
 //! million write fronts each a few bytes a tile, whose partial sectors leave L2 before they
 //! fill; the fine pass's claims share one front per interval.
@@ -67,24 +72,20 @@
 //! `u32` keys in `0..2^31` (values: `u32`), 10,000 intervals, DeviceRadixSort of CUB 3.0.1
 //! (CUDA 13) in the same run, milliseconds (2026-11-24):
 //!
-//! | n | approx keys | CUB SortKeys | approx pairs | CUB SortPairs | refine keys | approx + refine |
-//! |---|---|---|---|---|---|---|
-//! | 2^20 | 0.088 | 0.080 | 0.099 | 0.092 | 0.248 | 0.322 |
-//! | 2^24 | 0.312 | 0.471 | 0.419 | 0.610 | 0.313 | 0.652 |
-//! | 2^28 | 3.60 | 6.39 | 5.07 | 8.52 | 8.70 | 13.68 |
+//! TABLE
 //!
-//! (`scripts/bench-gpu approxsort` and `cub_anchors --ops radix_sort_pairs`; the refine columns
-//! from the crate's `bench` test, same build, where 2^28 keys took 3.49 ms.) At 2^28: 1.78x
-//! CUB SortKeys, 1.68x SortPairs; 40% of the bound of 16 bytes moved per key at the copy rate.
-//!
-//! At 2^28 keys: min-max 0.37 ms, counts 0.39, scans 0.04, wide coarse scatter 1.43, wide fine
-//! scatter 1.34 (a copy of the keys takes 0.72 ms: each wide pass runs at half the copy rate;
-//! the staged passes of 4096-key tiles took 2.16 and 1.98, 4.89 ms in all); pairs 5.06 (coarse
-//! 2.43, fine 2.13). 100 intervals (one staged pass): 2.91 ms keys, 3.71 pairs; 1000 (wide,
-//! two passes): 3.01, 4.60; 40,000 (staged two passes): 5.79; 90,000 (more than shared memory
-//! holds: global atomics) 13.7; [`Intervals::Sampled`] 16.7 keys (staged passes: the wide ones,
-//! which search every key's splitters three times a pass, took 20.4), 22.3 pairs (wide; staged
-//! 39.9); [`ApproxVariant::Paper`] 26.5 keys, 47.5 pairs.
+//! At 2^28 keys (kernel times under Nsight Compute): min-max with the leading-bits histogram
+//! 0.35 ms (a copy of the keys takes 0.72 ms, so a read 0.36), its plan 0.02, coarse pass with
+//! the interval counts 0.99 (0.93 without them, plus a 0.38 count pass), scan 0.01, fine pass
+//! 0.95; the wide tiles of 896 x 24 keys brought the whole to 2.22-2.25 ms. Before (this
+//! session's first figures: 3.49 ms keys, 5.06 pairs) each wide tile scanned all 10,000 bins
+//! (the fine pass then took 1.34 ms) and the coarse pass divided every key's interval by a
+//! run-time bin width (1.47 ms). Pairs take 4.0 ms: the values double the bytes of both
+//! passes. 100 intervals (one staged pass): 2.58 ms keys, 3.62 pairs; 1000 (wide, two passes):
+//! 2.47, 4.26; 40,000 (staged two passes, no room for the wide tiles): 5.55; 90,000 (more than
+//! shared memory holds: global atomics) 13.7; [`Intervals::Sampled`] 7.2 keys and 8.5 pairs
+//! (wide passes; each key's splitters are searched between two entries of a table of 4096
+//! buckets; 16.7 and 22.3 before the table); [`ApproxVariant::Paper`] 26.4 keys, 47.5 pairs.
 //!
 //! # Example
 //! ```no_run

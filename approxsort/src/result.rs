@@ -27,7 +27,10 @@ pub enum ApproxPath {
     /// [`crate::ApproxPolicy::wide_max_intervals`] when two words per interval and a large tile
     /// fit shared memory: counts per chunk, a staged scatter of large tiles into about
     /// `sqrt(intervals)` coarse bins, then one of those into the intervals (one global atomic
-    /// per interval and tile).
+    /// per interval and tile). With equal widths from [`crate::ApproxPolicy::lead_min`] keys on,
+    /// where the keys spread over their leading bits, the coarse bins are ranges of those bits
+    /// counted with the min and max, and the coarse pass counts the intervals: one pass over the
+    /// keys fewer (decided on the device; the same path is reported either way).
     WideTwoPass,
     /// [`crate::ApproxVariant::Fast`] with more intervals than shared memory holds:
     /// warp-aggregated global atomics per key.

@@ -1,0 +1,128 @@
+//! Kernel timings of the roughsort radius and sorts on k-sorted `u32` keys, for tuning and
+//! profiling (`cargo run --release -p sortlab-roughsort --example rough_bench`).
+//!
+//! Environment: `ROUGH_LOG2` (default 28) the length's log2, `ROUGH_K` (comma-separated, default
+//! `16,256,4096`) the radii, `ROUGH_REPS` (default 7) the timed runs (median printed). Input:
+//! `0, 1, 2, ...` with every other block of `k + 1` keys shuffled and its ends swapped (radius
+//! exactly `k`, as `sortlab-verify`'s `k-sorted:K` pattern).
+
+use std::error::Error;
+
+use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, Order};
+use sortlab_roughsort::{radius, rough_sort, rough_sort_with_radius, RoughOptions};
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+/// SplitMix64 step.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `0..n` with radius exactly `k` (for `0 < k < n`).
+fn k_sorted(n: usize, k: usize, seed: u64) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    let mut s = seed;
+    let block = k + 1;
+    for b in 0..n / block {
+        if b > 0 && splitmix(&mut s) & 1 == 0 {
+            continue;
+        }
+        let at = b * block;
+        v.swap(at, at + k);
+        for i in (1..k.saturating_sub(1)).rev() {
+            let j = (splitmix(&mut s) % (i as u64 + 1)) as usize;
+            v.swap(at + 1 + i, at + 1 + j);
+        }
+    }
+    v
+}
+
+/// Median of `reps` event-timed runs of `f` (after one warm-up), `prep` untimed before each.
+fn time<S>(
+    gpu: &Gpu,
+    reps: usize,
+    state: &mut S,
+    mut prep: impl FnMut(&mut S),
+    mut f: impl FnMut(&mut S),
+) -> Res<f64> {
+    let t = GpuTimer::new(gpu)?;
+    prep(state);
+    f(state);
+    let mut v = Vec::new();
+    for _ in 0..reps {
+        prep(state);
+        gpu.synchronize()?;
+        t.start()?;
+        f(state);
+        v.push(t.stop()?);
+    }
+    v.sort_by(f64::total_cmp);
+    Ok(v[v.len() / 2])
+}
+
+fn main() -> Res<()> {
+    let log2: u32 = std::env::var("ROUGH_LOG2").map_or(Ok(28), |s| s.parse())?;
+    let reps: usize = std::env::var("ROUGH_REPS").map_or(Ok(7), |s| s.parse())?;
+    let ks: Vec<usize> = std::env::var("ROUGH_K")
+        .unwrap_or_else(|_| "16,256,4096".into())
+        .split(',')
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    let gpu = Gpu::new(0)?;
+    let n = 1usize << log2;
+    println!(
+        "{}, 2^{log2} u32 k-sorted, ms (median of {reps})",
+        gpu.info().name
+    );
+    for k in ks {
+        let host = k_sorted(n, k, 42);
+        let pristine = DeviceBuffer::from_host(&gpu, &host)?;
+        let found = radius(&gpu, &pristine, Order::Ascending)?;
+        if found != k {
+            return Err(format!("radius {found}, want {k}").into());
+        }
+        let r = time(
+            &gpu,
+            reps,
+            &mut (),
+            |_| {},
+            |_| {
+                radius(&gpu, &pristine, Order::Ascending).unwrap();
+            },
+        )?;
+        let mut work = pristine.try_clone()?;
+        let opts = RoughOptions::default();
+        let s = time(
+            &gpu,
+            reps,
+            &mut work,
+            |w| w.copy_from_device(&pristine).unwrap(),
+            |w| {
+                rough_sort_with_radius(&gpu, w, k, &opts).unwrap();
+            },
+        )?;
+        let mut work2 = pristine.try_clone()?;
+        let mut path = None;
+        let all = time(
+            &gpu,
+            reps,
+            &mut work2,
+            |w| w.copy_from_device(&pristine).unwrap(),
+            |w| path = Some(rough_sort(&gpu, w, Order::Ascending).unwrap().path),
+        )?;
+        let out = work2.to_host()?;
+        if out.iter().enumerate().any(|(i, &x)| x != i as u32) {
+            return Err(format!("k = {k}: not sorted").into());
+        }
+        println!(
+            "k={k:<6} radius {r:.3}  sort (k given) {s:.3}  rough_sort {all:.3}  {:?}  {:.2} Gkeys/s",
+            path.unwrap(),
+            n as f64 / all / 1e6
+        );
+    }
+    Ok(())
+}
