@@ -878,7 +878,8 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 //   wbase[bins]      SharedOffset  per bin: (Cursor) the block's cursor; then place - run start
 //   wkey[WIDE_TILE]  Key           the tile, grouped by bin
 //   wval[WIDE_TILE]  Value         (HAS_VALUES) its values
-// Per tile: 1. every key's rank in its bin (a shared atomic; keys and ranks stay in registers);
+// Per tile (five barriers with cursors, four with claims): 1. every key's rank in its bin (a
+// shared atomic; keys and ranks stay in registers);
 // 2. a block scan over the bins (each thread a contiguous run of them): wend = run end, wbase =
 // place - run start; 3. the key of rank r goes to wend - 1 - r of the staged tile; 4. the staged
 // tile is written in order, staged key j to wbase[bin] + j (consecutive threads, consecutive
@@ -1069,6 +1070,15 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
         // written.
         const u64 next = start + step;
         if (next < end) wide_load(keys_in, next, (u32)min((u64)WIDE_TILE, end - next), aligned, k);
+        // The next tile's bin range slots reset; with claims (no cursors to advance) the counts
+        // too, here, as step 4 reads neither: one barrier a tile fewer.
+        if (tid == 0) {
+            tile_lo[parity ^ 1] = ~0u;
+            tile_hi[parity ^ 1] = 0;
+        }
+        if (!Cursor) {
+            for (u32 b = b0; b < b1; ++b) wend[b] = 0;
+        }
         // 4. Write in order.
         for (u32 j = tid; j < valid; j += WIDE_THREADS) {
             const Key key = wkey[j];
@@ -1079,16 +1089,14 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
 #endif
         }
         __syncthreads();
-        // 5. The next tile's cursors; the next tile's bin range slots reset.
-        for (u32 b = b0; b < b1; ++b) {
-            if (Cursor) wbase[b] = (SharedOffset)(wbase[b] + (SharedOffset)wend[b]);
-            wend[b] = 0;
+        // 5. (Cursors) the next tile's cursors, and the counts reset.
+        if (Cursor) {
+            for (u32 b = b0; b < b1; ++b) {
+                wbase[b] = (SharedOffset)(wbase[b] + (SharedOffset)wend[b]);
+                wend[b] = 0;
+            }
+            __syncthreads();
         }
-        if (tid == 0) {
-            tile_lo[parity ^ 1] = ~0u;
-            tile_hi[parity ^ 1] = 0;
-        }
-        __syncthreads();
     }
 }
 
@@ -1167,13 +1175,26 @@ lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse
     __syncthreads();
     const u32 group = s_shift - LEAD_SHIFT;  // buckets a bin, log2
     const Bits base = s_base;
+    // Each thread its run of consecutive buckets, one shared atomic per bin it meets (bins are
+    // monotone in the bucket; an atomic per bucket made the plan take 19 us on an H100).
     constexpr u32 per = LEAD_BUCKETS / LEAD_PLAN_THREADS;
+    u64 c[per];
+#pragma unroll
+    for (u32 j = 0; j < per; ++j) c[j] = lead_hist[tid * per + j];
+    u64 run = 0;
+    u32 run_bin = 0;
 #pragma unroll
     for (u32 j = 0; j < per; ++j) {
-        const u32 u = tid * per + j;
-        const u64 c = lead_hist[u];
-        if (c) atomicAdd(totals + (u32)((Bits)(u >> group) - base), (unsigned long long)c);
+        if (c[j] == 0) continue;
+        const u32 bin = (u32)((Bits)((tid * per + j) >> group) - base);
+        if (run != 0 && bin != run_bin) {
+            atomicAdd(totals + run_bin, (unsigned long long)run);
+            run = 0;
+        }
+        run_bin = bin;
+        run += c[j];
     }
+    if (run != 0) atomicAdd(totals + run_bin, (unsigned long long)run);
     __syncthreads();
     const u64 t = tid < bins ? (u64)totals[tid] : 0;
     u64 all;
