@@ -91,7 +91,13 @@
 //! stalls wait at barriers, mostly for the look-back) with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
 //! shared memory once the keys are written), values staged by bulk copy, early digit counts
 //! and persistent blocks were each measured here and were slower (`onesweep.cu` has the
-//! figures).
+//! figures). Fewer, wider passes do not pay: 11-bit digits (three passes for 32-bit keys,
+//! 52 bytes moved per pair instead of 68) took 21.9 ms for pairs and 17.7 for keys at 2^28
+//! (512×16 tiles, one block a multiprocessor: the digit counters of 2048 digits per warp fill
+//! shared memory, and a tile's runs per digit shrink to 4 keys). Nor does packing a key and its
+//! value into one 8-byte word: u64 keys sorted on their low 32 bits (the same bytes as u32/u32
+//! pairs, one stream instead of two) took 8.70 ms with 896×18 tiles against the pairs' 8.66
+//! (`radix_bench` `RADIX_BITS`, `RADIX_END`, `policies-u64`).
 //! Satish's sort: 0.157 ms at 2^20, 1.14 ms at 2^24; the one-bit sort 0.695 ms and 4.22 ms
 //! (u32 keys).
 //!

@@ -158,7 +158,8 @@ const HIST_BLOCKS_PER_SM: u32 = 8;
 /// 7.94 ms, 8 7.83, 16 8.35; again with 384×24 keys / 512×16 pairs: 4 5.77 / 9.32, 8 5.80 /
 /// 9.27, 12 5.85 / 9.37, 16 5.93 / 9.41, 24 6.01 / 10.06).
 const LOOKBACK_WINDOW: u32 = 8;
-/// The digit: 8 bits, as Onesweep's.
+/// The digit: 8 bits, as Onesweep's (11 bits, three passes, measured 2.5-3x slower: see the
+/// module docs).
 const RADIX_BITS: u32 = 8;
 /// One-block sort: 256 threads × 16 keys (4096) where key and value take at most 8 bytes,
 /// × 8 (2048) otherwise: the block radix sort's exchange of keys and values then fits the
