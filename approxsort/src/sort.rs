@@ -613,6 +613,18 @@ fn run<K: SortKey>(
     };
     let counts = boundaries.ptr().addr();
     let claimed = ws + layout.claimed as u64;
+    // The arguments every scatter kernel starts with: its keys and values, n, the map, the
+    // flip, the intervals.
+    let scatter_args = |keys: u64, vals: u64| {
+        let mut a = KernelArgs::new();
+        a.push(keys)
+            .push(vals)
+            .push(n as u64)
+            .push(map_ptr)
+            .push(flip)
+            .push(m as u32);
+        a
+    };
     let stride_grid = kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM);
     // Exclusive scans of the counts and the matrix (its first `matrix_len` words): one small
     // launch where both are short (always on the leading-bits path, whose scans are gated by
@@ -709,14 +721,8 @@ fn run<K: SortKey>(
             phases.mark("count");
             scan(&mut boundaries, &mut matrix, matrix_len, None)?;
             phases.mark("scan");
-            let mut args = KernelArgs::new();
-            args.push(keys_in)
-                .push(io.vals_in)
-                .push(n as u64)
-                .push(map_ptr)
-                .push(flip)
-                .push(m as u32)
-                .push(counts)
+            let mut args = scatter_args(keys_in, io.vals_in);
+            args.push(counts)
                 .push(claimed)
                 .push(io.keys_out)
                 .push(io.vals_out);
@@ -791,14 +797,8 @@ fn run<K: SortKey>(
             } else {
                 (io.keys_out, io.vals_out)
             };
-            let mut args = KernelArgs::new();
-            args.push(keys_in)
-                .push(io.vals_in)
-                .push(n as u64)
-                .push(map_ptr)
-                .push(flip)
-                .push(m as u32)
-                .push(f as u32)
+            let mut args = scatter_args(keys_in, io.vals_in);
+            args.push(f as u32)
                 .push(coarse as u32)
                 .push(chunk as u64)
                 .ptr(matrix.ptr())
@@ -830,14 +830,8 @@ fn run<K: SortKey>(
             });
             if let Some(l) = lead {
                 let shared = lead_shared_bytes(kern, l.coarse, m);
-                let mut args = KernelArgs::new();
-                args.push(keys_in)
-                    .push(io.vals_in)
-                    .push(n as u64)
-                    .push(map_ptr)
-                    .push(flip)
-                    .push(m as u32)
-                    .push(l.coarse as u32)
+                let mut args = scatter_args(keys_in, io.vals_in);
+                args.push(l.coarse as u32)
                     .push(l.bounds)
                     .push(l.claimed)
                     .push(counts)
@@ -870,14 +864,8 @@ fn run<K: SortKey>(
                 let fine_grid = (kern.sms() * blocks_that_fit(gpu, shared, wanted) as usize)
                     .min(n.div_ceil(tile))
                     .max(1) as u32;
-                let mut args = KernelArgs::new();
-                args.push(io.tmp_keys)
-                    .push(io.tmp_vals)
-                    .push(n as u64)
-                    .push(map_ptr)
-                    .push(flip)
-                    .push(m as u32)
-                    .push(counts)
+                let mut args = scatter_args(io.tmp_keys, io.tmp_vals);
+                args.push(counts)
                     .push(claimed)
                     .push(io.keys_out)
                     .push(io.vals_out);

@@ -394,6 +394,31 @@ fn past_2_pow_32_keys() {
     }
 }
 
+/// A benchmark input of `n` random keys: the host keys, the device keys and values (the
+/// index), and output buffers for keys and values.
+struct BenchInput {
+    host: Vec<u32>,
+    input: DeviceBuffer<u32>,
+    vin: DeviceBuffer<u32>,
+    out: DeviceBuffer<u32>,
+    vout: DeviceBuffer<u32>,
+}
+
+impl BenchInput {
+    fn new(n: usize) -> Self {
+        let g = gpu();
+        let host = random_u32(n, 42);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        BenchInput {
+            input: DeviceBuffer::from_host(g, &host).unwrap(),
+            vin: DeviceBuffer::from_host(g, &vals).unwrap(),
+            out: DeviceBuffer::<u32>::alloc(g, n).unwrap(),
+            vout: DeviceBuffer::<u32>::alloc(g, n).unwrap(),
+            host,
+        }
+    }
+}
+
 /// Median of the kernel time (CUDA events around the call) of `f(true)` over `reps` runs after
 /// two warm-ups; `f(false)` (the preparation) runs untimed before each.
 fn time_ms(reps: usize, mut f: impl FnMut(bool)) -> f64 {
@@ -428,12 +453,13 @@ fn bench() {
     let reps = 10;
     for log2 in [20u32, 24, 28].into_iter().filter(|&l| l <= max_log2) {
         let n = 1usize << log2;
-        let host = random_u32(n, 42);
-        let vals: Vec<u32> = (0..n as u32).collect();
-        let input = DeviceBuffer::from_host(g, &host).unwrap();
-        let vin = DeviceBuffer::from_host(g, &vals).unwrap();
-        let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
-        let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let BenchInput {
+            host,
+            input,
+            vin,
+            mut out,
+            mut vout,
+        } = BenchInput::new(n);
         let mut copy = DeviceBuffer::<u32>::alloc(g, n).unwrap();
         let gb = (n * 4) as f64 / 1e9;
         let ms = time_ms(reps, |run| {
@@ -717,12 +743,13 @@ fn bench_mid_sizes() {
             continue;
         }
         let n = 1usize << log2;
-        let host = random_u32(n, 42);
-        let vals: Vec<u32> = (0..n as u32).collect();
-        let input = DeviceBuffer::from_host(g, &host).unwrap();
-        let vin = DeviceBuffer::from_host(g, &vals).unwrap();
-        let mut out = DeviceBuffer::<u32>::alloc(g, n).unwrap();
-        let mut vout = DeviceBuffer::<u32>::alloc(g, n).unwrap();
+        let BenchInput {
+            host,
+            input,
+            vin,
+            mut out,
+            mut vout,
+        } = BenchInput::new(n);
         // SORTLAB_MID_SHAPES: wide scatter shapes THREADSxITEMSxBLOCKS to time beside the
         // default and the staged two-pass scatter.
         let shapes = std::env::var("SORTLAB_MID_SHAPES").unwrap_or_default();
