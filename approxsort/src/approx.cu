@@ -20,9 +20,18 @@
 //                                       atomics, one global atomic claim per interval and tile,
 //                                       keys (and values) written to their interval
 //   approx_scatter_{equal,sampled}_global  per-key claims, warp-aggregated
-//   approx_wide_{equal,sampled}         one pass into all m intervals: large tiles grouped by
-//                                       interval in shared memory, each block at its own
-//                                       places (its column of the scanned count matrix)
+//   approx_minmax_lead, lead_plan        min and max with a histogram of the ranks' leading bits,
+//                                       and from it equal-width coarse bins of those bits (or
+//                                       the flag that sends the sort to the count pass)
+//   approx_{coarse,fine}_{equal,sampled}   the staged two-pass scatter (coarse: each block at
+//                                       its own places; fine: claims)
+//   approx_wide_{equal,sampled}, approx_wide_fine_{equal,sampled}, approx_wide_lead   the wide
+//                                       scatter: large tiles grouped by bin in shared memory,
+//                                       each block at its own places (its column of the scanned
+//                                       count matrix) or claiming them; the lead pass also
+//                                       counts the intervals
+//   zero_words, scan_small, copy_pairs  helpers: counters zeroed in one launch, the counts and
+//                                       the matrix scanned by one block, a copy
 //   paper_assign_{equal,sampled}, paper_scatter   the paper's kernels: interval-index and
 //                                       offset arrays in device memory, an atomic per key
 //   sample_gather, pick_splitters, splitter_table   the sample of Intervals::Sampled, its
