@@ -985,7 +985,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     Value* wval = reinterpret_cast<Value*>(at);
 #endif
     // The smallest and largest bin of the tile (two slots, alternating by tile: one is reset for
-    // the next tile while the other is read), so that steps 2 and 5 visit only the bins between:
+    // the next tile while the other is read), so that step 2 and the reset visit only the bins between:
     // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals.
     // (Measured on an H100, 2^28 u32 keys, 10,000 intervals: the fine pass took 1.34 ms when
     // every tile scanned all m bins.)
@@ -1141,12 +1141,13 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 }
 
 // ---- The leading-bits coarse bins. When the keys' ranks spread over enough of their leading
-// LEAD_BITS bits, the coarse bins are ranges of them, counted with the min and max
-// (approx_minmax_lead), and the coarse pass claims places (as the fine pass) and counts the
-// intervals itself: no separate count pass over the keys (16 bytes a 4-byte key moved instead of
-// 20). lead_plan raises `flag` when no bucket holds more than two bins' share; otherwise (the
-// keys in few buckets) the count and chunked coarse kernels run instead, and these return at
-// once: the choice stays on the device. ----
+// LEAD_BITS bits, the coarse bins are equal-width ranges of them (rank >> shift), their totals
+// summed from a histogram of the leading bits taken with the min and max (approx_minmax_lead),
+// and the coarse pass claims places (as the fine pass) and counts the intervals itself: no
+// separate count pass over the keys (20 bytes a 4-byte key moved instead of 24). lead_plan's
+// flag says whether the path pays; where it does not (the ranks in too few buckets) the count
+// and chunked coarse kernels run instead and approx_wide_lead returns at once: the choice stays
+// on the device. ----
 
 // One block of LEAD_PLAN_THREADS. From the smallest and largest rank (mm: word 0 ~min, word 1
 // max, unflipped, as approx_minmax_lead leaves them): the smallest shift >= LEAD_SHIFT that spans
@@ -1213,7 +1214,7 @@ lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse
 }
 
 // Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
-// kernels.rs); approx_wide_lead's table and interval counters follow.
+// kernels.rs); approx_wide_lead's interval counters follow.
 __device__ __forceinline__ u32 wide_bytes(u32 bins) {
     u32 b = (u32)align16((u64)bins * sizeof(u32)) + (u32)align16((u64)bins * sizeof(SharedOffset)) +
             (u32)align16((u64)WIDE_TILE * sizeof(Key));

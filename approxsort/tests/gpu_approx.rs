@@ -743,13 +743,7 @@ fn bench_mid_sizes() {
             continue;
         }
         let n = 1usize << log2;
-        let BenchInput {
-            host,
-            input,
-            vin,
-            mut out,
-            mut vout,
-        } = BenchInput::new(n);
+        let mut b = BenchInput::new(n);
         // SORTLAB_MID_SHAPES: wide scatter shapes THREADSxITEMSxBLOCKS to time beside the
         // default and the staged two-pass scatter.
         let shapes = std::env::var("SORTLAB_MID_SHAPES").unwrap_or_default();
@@ -793,15 +787,23 @@ fn bench_mid_sizes() {
             let p = f(ApproxPolicy::for_device(g, 4, 4));
             let keys = time_ms(20, |run| {
                 if run {
-                    approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
+                    approx_sort_into_with_policy(g, &b.input, &mut b.out, &o, pk).unwrap();
                 }
             });
-            let r = approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
-            check_against_cpu(&host, &out.to_host().unwrap(), &r, &o);
+            let r = approx_sort_into_with_policy(g, &b.input, &mut b.out, &o, pk).unwrap();
+            check_against_cpu(&b.host, &b.out.to_host().unwrap(), &r, &o);
             let pairs = time_ms(20, |run| {
                 if run {
-                    approx_sort_pairs_into_with_policy(g, &input, &vin, &mut out, &mut vout, &o, p)
-                        .unwrap();
+                    approx_sort_pairs_into_with_policy(
+                        g,
+                        &b.input,
+                        &b.vin,
+                        &mut b.out,
+                        &mut b.vout,
+                        &o,
+                        p,
+                    )
+                    .unwrap();
                 }
             });
             println!(
