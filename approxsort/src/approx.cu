@@ -888,7 +888,7 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 //   wkey[WIDE_TILE]  Key           the tile, grouped by bin
 //   wval[WIDE_TILE]  Value         (HAS_VALUES) its values
 // Per tile (five barriers with cursors, four with claims): 1. every key's rank in its bin (a
-// shared atomic; keys and ranks stay in registers);
+// shared atomic; keys and ranks, the bin packed above the rank, stay in registers);
 // 2. a block scan over the bins (each thread a contiguous run of them): wend = run end, wbase =
 // place - run start; 3. the key of rank r goes to wend - 1 - r of the staged tile; 4. the staged
 // tile is written in order, staged key j to wbase[bin] + j (consecutive threads, consecutive
@@ -915,6 +915,11 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 #define WIDE_TILE (WIDE_THREADS * WIDE_ITEMS)
 static_assert(WIDE_ITEMS % KEY_VEC == 0, "WIDE_ITEMS must be a multiple of the keys per 16-byte vector");
 static_assert(WIDE_THREADS % WARP_THREADS == 0 && WIDE_THREADS <= 1024, "WIDE_THREADS: a multiple of 32, <= 1024");
+
+// Step 1 keeps a key's bin in the high bits of its rank: a tile's ranks take WIDE_RANK_BITS bits,
+// and the bins fewer than 2^16 (two 4-byte words each in at most 227 KB of shared memory).
+#define WIDE_RANK_BITS 16
+static_assert(WIDE_TILE <= (1u << WIDE_RANK_BITS), "a wide tile's ranks take 16 bits");
 
 // Tile item i of this thread: 16-byte vectors striped over the block.
 __device__ __forceinline__ u32 wide_item(int i) {
@@ -951,6 +956,7 @@ template <typename MapT> struct FlipMap {
     u32 shift;  // log2 of the intervals a bin (0: the intervals themselves)
     __device__ __forceinline__ u32 bin(KEY_T k) const { return map(rank_bits(k, flip)) >> shift; }
     __device__ __forceinline__ void count(KEY_T) const {}
+    static constexpr bool kCounts = false;  // count() does nothing
 };
 
 // The leading-bits coarse bins (approx_wide_lead): a key's bin is its rank >> shift, less the
@@ -964,15 +970,73 @@ struct LeadMap {
     u32* fine_hist;
     __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((rank_bits(k, flip) >> shift) - base); }
     __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(rank_bits(k, flip)), 1u); }
+    // Its tiles take the checked code of wide_rank and wide_stage even when full (measured on an
+    // H100, 2^28 u32 keys, clocks locked: the unchecked code made this pass slower, 1.10 -> 1.15 ms).
+    static constexpr bool kCounts = true;
 };
+
+// Step 1 of a wide tile: each valid key's rank among the tile's keys of its bin (a shared atomic
+// on wend), and the smallest and largest bin met. Full: all WIDE_TILE keys valid (no check; on
+// an H100 at 2^28 u32 keys the cursor coarse pass and the fine pass took 0.3 ms less in all).
+template <bool Full, typename MapT>
+__device__ __forceinline__ void wide_rank(const KEY_T (&k)[WIDE_ITEMS], u32 valid, const MapT& map, u32* wend,
+                                          u32 (&r)[WIDE_ITEMS], u32& lo, u32& hi) {
+#pragma unroll
+    for (int i = 0; i < WIDE_ITEMS; ++i) {
+        r[i] = 0;
+        if (Full || wide_item(i) < valid) {
+            const u32 b = map.bin(k[i]);
+            r[i] = atomicAdd(wend + b, 1u) | (b << WIDE_RANK_BITS);
+            map.count(k[i]);
+            lo = min(lo, b);
+            hi = max(hi, b);
+        }
+    }
+}
+
+// Step 3: the key of rank r in its bin (and its value) to slot wend[bin] - 1 - r of the staged
+// tile (wend: the bins' run ends; r packs the bin above the rank, so the bin is not computed
+// again). (Measured on an H100, 2^28 u32 keys: reading every slot before the first store, which
+// the compiler cannot move past a store that may alias wend, made the passes slower, 0.88 ->
+// 0.97 ms.)
+template <bool Full>
+__device__ __forceinline__ void wide_stage(const KEY_T (&k)[WIDE_ITEMS], const u32 (&r)[WIDE_ITEMS], u32 valid,
+                                           u64 start, const u32* wend, const Value* vals_in, Key* wkey,
+                                           Value* wval) {
+#pragma unroll
+    for (int i = 0; i < WIDE_ITEMS; ++i) {
+        const u32 e = wide_item(i);
+        if (Full || e < valid) {
+            const u32 slot = wend[r[i] >> WIDE_RANK_BITS] - 1u - (r[i] & ((1u << WIDE_RANK_BITS) - 1));
+            wkey[slot] = k[i];
+#if HAS_VALUES
+            wval[slot] = vals_in[start + e];
+#endif
+        }
+    }
+}
+
+// Step 4: staged key j (and its value) to its place, wbase[bin] + j.
+template <typename MapT>
+__device__ __forceinline__ void wide_write(u32 j, const MapT& map, const SharedOffset* wbase, const Key* wkey,
+                                           const Value* wval, KEY_T* keys_out, Value* vals_out) {
+    const Key key = wkey[j];
+    const u64 pos = (u64)(SharedOffset)(wbase[map.bin(key)] + (SharedOffset)j);
+    keys_out[pos] = key;
+#if HAS_VALUES
+    vals_out[pos] = wval[j];
+#endif
+}
 
 // Cursor: block b takes chunk b (keys [b * chunk, min(n, (b + 1) * chunk)), the count kernels'
 // column b) and its cursors from matrix[j * gridDim.x + b]. Claim: tiles b, b + gridDim.x, ...
-// of the n keys; bin j's places from bounds[j] + claimed[j] (claimed zero before the launch).
+// of the n keys (counted from the last tile when `reverse`); bin j's places from bounds[j] +
+// claimed[j] (claimed zero before the launch).
 template <bool Cursor, typename MapT>
 __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
                                              u32 bins, u64 chunk, const u64* matrix, const u64* bounds,
-                                             Claim* claimed, KEY_T* keys_out, Value* vals_out) {
+                                             Claim* claimed, KEY_T* keys_out, Value* vals_out,
+                                             bool reverse = false) {
     typedef sortlab::BlockScan<u32, WIDE_THREADS> Scan;
     __shared__ typename Scan::TempStorage scan_tmp;
     u32* wend = reinterpret_cast<u32*>(approx_smem);
@@ -980,10 +1044,8 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     SharedOffset* wbase = reinterpret_cast<SharedOffset*>(at);
     at += align16((u64)bins * sizeof(SharedOffset));
     Key* wkey = reinterpret_cast<Key*>(at);
-#if HAS_VALUES
     at += align16((u64)WIDE_TILE * sizeof(Key));
-    Value* wval = reinterpret_cast<Value*>(at);
-#endif
+    Value* wval = reinterpret_cast<Value*>(at);  // (HAS_VALUES)
     // The smallest and largest bin of the tile (two slots, alternating by tile: one is reset for
     // the next tile while the other is read), so that step 2 and the reset visit only the bins between:
     // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals.
@@ -1002,35 +1064,42 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     }
     __syncthreads();
     const bool aligned = (reinterpret_cast<u64>(keys_in) % VECTOR_BYTES) == 0;
-    u64 s0, end, step;
+    // The block's tiles: t = first, first + stride, ... < count, tile t at base + t * WIDE_TILE
+    // (from the last tile down when reversed), up to end.
+    u64 base, end, count, first, stride;
     if (Cursor) {
-        s0 = min(n, (u64)blockIdx.x * chunk);
-        end = min(n, s0 + chunk);
-        step = WIDE_TILE;
+        base = min(n, (u64)blockIdx.x * chunk);
+        end = min(n, base + chunk);
+        first = 0;
+        stride = 1;
     } else {
-        s0 = min(n, (u64)blockIdx.x * WIDE_TILE);
+        base = 0;
         end = n;
-        step = (u64)gridDim.x * WIDE_TILE;
+        first = blockIdx.x;
+        stride = gridDim.x;
     }
+    count = (end - base + WIDE_TILE - 1) / WIDE_TILE;
+    const auto tile_start = [&](u64 t) { return base + (reverse ? count - 1 - t : t) * WIDE_TILE; };
     KEY_T k[WIDE_ITEMS];
-    if (s0 < end) wide_load(keys_in, s0, (u32)min((u64)WIDE_TILE, end - s0), aligned, k);
+    if (first < count) {
+        const u64 s = tile_start(first);
+        wide_load(keys_in, s, (u32)min((u64)WIDE_TILE, end - s), aligned, k);
+    }
     u32 parity = 0;
-    for (u64 start = s0; start < end; start += step, parity ^= 1) {
+    for (u64 t = first; t < count; t += stride, parity ^= 1) {
+        const u64 start = tile_start(t);
         const u32 valid = (u32)min((u64)WIDE_TILE, end - start);
         // 1. Ranks inside the tile's run of each bin; the tile's smallest and largest bin.
+        // (A full tile, almost every tile, takes code without a bound check per key; but see
+        // LeadMap.)
+        const bool full = valid == WIDE_TILE && !MapT::kCounts;
         u32 r[WIDE_ITEMS];
         u32 lo = ~0u;
         u32 hi = 0;
-#pragma unroll
-        for (int i = 0; i < WIDE_ITEMS; ++i) {
-            r[i] = 0;
-            if (wide_item(i) < valid) {
-                const u32 b = map.bin(k[i]);
-                r[i] = atomicAdd(wend + b, 1u);
-                map.count(k[i]);
-                lo = min(lo, b);
-                hi = max(hi, b);
-            }
+        if (full) {
+            wide_rank<true>(k, valid, map, wend, r, lo, hi);
+        } else {
+            wide_rank<false>(k, valid, map, wend, r, lo, hi);
         }
         lo = sortlab::warp_reduce<WARP_THREADS>(lo, sortlab::Min());
         hi = sortlab::warp_reduce<WARP_THREADS>(hi, sortlab::Max());
@@ -1063,22 +1132,18 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
         }
         __syncthreads();
         // 3. Stage, grouped by bin.
-#pragma unroll
-        for (int i = 0; i < WIDE_ITEMS; ++i) {
-            const u32 e = wide_item(i);
-            if (e < valid) {
-                const u32 slot = wend[map.bin(k[i])] - 1u - r[i];
-                wkey[slot] = k[i];
-#if HAS_VALUES
-                wval[slot] = vals_in[start + e];
-#endif
-            }
+        if (full) {
+            wide_stage<true>(k, r, valid, start, wend, vals_in, wkey, wval);
+        } else {
+            wide_stage<false>(k, r, valid, start, wend, vals_in, wkey, wval);
         }
         __syncthreads();
         // The keys are staged: load the next tile into the same registers while this one is
         // written.
-        const u64 next = start + step;
-        if (next < end) wide_load(keys_in, next, (u32)min((u64)WIDE_TILE, end - next), aligned, k);
+        if (t + stride < count) {
+            const u64 next = tile_start(t + stride);
+            wide_load(keys_in, next, (u32)min((u64)WIDE_TILE, end - next), aligned, k);
+        }
         // The next tile's bin range slots reset; with claims (no cursors to advance) the counts
         // too, here, as step 4 reads neither: one barrier a tile fewer.
         if (tid == 0) {
@@ -1089,13 +1154,15 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
             for (u32 b = b0; b < b1; ++b) wend[b] = 0;
         }
         // 4. Write in order.
-        for (u32 j = tid; j < valid; j += WIDE_THREADS) {
-            const Key key = wkey[j];
-            const u64 pos = (u64)(SharedOffset)(wbase[map.bin(key)] + (SharedOffset)j);
-            keys_out[pos] = key;
-#if HAS_VALUES
-            vals_out[pos] = wval[j];
-#endif
+        if (full) {
+#pragma unroll
+            for (int i = 0; i < WIDE_ITEMS; ++i) {
+                wide_write(i * WIDE_THREADS + tid, map, wbase, wkey, wval, keys_out, vals_out);
+            }
+        } else {
+            for (u32 j = tid; j < valid; j += WIDE_THREADS) {
+                wide_write(j, map, wbase, wkey, wval, keys_out, vals_out);
+            }
         }
         __syncthreads();
         // 5. (Cursors) the next tile's cursors, and the counts reset.
@@ -1152,10 +1219,12 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 // One block of LEAD_PLAN_THREADS. From the smallest and largest rank (mm: word 0 ~min, word 1
 // max, unflipped, as approx_minmax_lead leaves them): the smallest shift >= LEAD_SHIFT that spans
 // the ranks with at most `bins` bins of rank >> shift; coarse_bounds[0, bins] the exclusive scan
-// of the bins' totals (summed from the bucket counts, which the bins' widths cover whole);
+// of the bins' totals (a bin's widths cover whole buckets: bin j starts at bucket
+// (base + j) << (shift - LEAD_SHIFT), and its bound is the scan of the bucket counts there);
 // lead[0] = 1 when the path pays (the shift is above LEAD_SHIFT, or at it the ranks still span
 // at least half the bins; else the keys lie in too few buckets for sqrt(m)-wide bins and the
-// chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift.
+// chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift. (13 us on an
+// H100, as when each bin's total was summed with 64-bit shared atomics.)
 #define LEAD_PLAN_THREADS 1024
 #define LEAD_MAX_BINS 1024
 static_assert(LEAD_BUCKETS % LEAD_PLAN_THREADS == 0, "the plan's threads divide the buckets");
@@ -1163,10 +1232,18 @@ extern "C" __global__ void __launch_bounds__(LEAD_PLAN_THREADS)
 lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse_bounds, u64* lead) {
     typedef sortlab::BlockScan<u64, LEAD_PLAN_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;
-    __shared__ unsigned long long totals[LEAD_MAX_BINS];
     __shared__ u32 s_shift;
     __shared__ Bits s_base;
     const u32 tid = threadIdx.x;
+    // Each thread its run of consecutive buckets, loaded while thread 0 picks the shift.
+    constexpr u32 per = LEAD_BUCKETS / LEAD_PLAN_THREADS;
+    u64 c[per];
+    u64 sum = 0;
+#pragma unroll
+    for (u32 j = 0; j < per; ++j) {
+        c[j] = lead_hist[tid * per + j];
+        sum += c[j];
+    }
     if (tid == 0) {
         const Bits mn = (Bits)~mm[0];
         const Bits mx = mm[1];
@@ -1181,36 +1258,24 @@ lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse
         lead[1] = shift;
         lead[2] = (u64)(lo >> shift);
     }
-    for (u32 j = tid; j < bins; j += LEAD_PLAN_THREADS) totals[j] = 0;
-    __syncthreads();
-    const u32 group = s_shift - LEAD_SHIFT;  // buckets a bin, log2
-    const Bits base = s_base;
-    // Each thread its run of consecutive buckets, one shared atomic per bin it meets (bins are
-    // monotone in the bucket; an atomic per bucket made the plan take 19 us on an H100).
-    constexpr u32 per = LEAD_BUCKETS / LEAD_PLAN_THREADS;
-    u64 c[per];
-#pragma unroll
-    for (u32 j = 0; j < per; ++j) c[j] = lead_hist[tid * per + j];
-    u64 run = 0;
-    u32 run_bin = 0;
+    u64 all;
+    u64 before = Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), all, tmp);  // (its barriers order s_*)
+    const u32 group = s_shift - LEAD_SHIFT;  // buckets a bin, log2 (< LEAD_BITS: bins >= 2)
+    const u64 base = (u64)s_base;
+    // Bins that start in this thread's buckets (below the first bin's bucket all are empty).
 #pragma unroll
     for (u32 j = 0; j < per; ++j) {
-        if (c[j] == 0) continue;
-        const u32 bin = (u32)((Bits)((tid * per + j) >> group) - base);
-        if (run != 0 && bin != run_bin) {
-            atomicAdd(totals + run_bin, (unsigned long long)run);
-            run = 0;
+        const u32 u = tid * per + j;
+        const u64 first = (u64)(u >> group);
+        if ((u & ((1u << group) - 1)) == 0 && first >= base && first - base <= bins) {
+            coarse_bounds[first - base] = before;
         }
-        run_bin = bin;
-        run += c[j];
+        before += c[j];
     }
-    if (run != 0) atomicAdd(totals + run_bin, (unsigned long long)run);
-    __syncthreads();
-    const u64 t = tid < bins ? (u64)totals[tid] : 0;
-    u64 all;
-    const u64 at = Scan::exclusive_scan(t, (u64)0, sortlab::Sum(), all, tmp);
-    if (tid < bins) coarse_bounds[tid] = at;
-    if (tid == 0) coarse_bounds[bins] = all;
+    // Bins that start past the last bucket.
+    for (u32 j = tid; j <= bins; j += LEAD_PLAN_THREADS) {
+        if (((base + j) << group) >= (u64)LEAD_BUCKETS) coarse_bounds[j] = all;
+    }
 }
 
 // Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
@@ -1237,8 +1302,11 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) fine_hist[i] = 0;
     // (shared_map's barrier orders these before any use.)
     const LeadMap map{(u32)lead[1], (Bits)lead[2], flip, shared_map(MapArgs<EqualMap>{mm}, flip, m), fine_hist};
+    // Keys alone are read from the last tile down: the min-max pass read them last, and the L2
+    // cache still holds some (H100, 2^28 u32 keys: the whole sort 2.23 -> 2.21 ms; pairs, whose
+    // values the min-max pass does not read, were slower so).
     scatter_wide<false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
-                        vals_out);
+                        vals_out, !HAS_VALUES);
     // scatter_wide ends with a barrier.
     for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) {
         const u32 c = fine_hist[i];
