@@ -58,7 +58,7 @@
 //! With more than that and up to [`ApproxPolicy::wide_max_intervals`] (where two words per
 //! interval and a tile of about 16,000 keys fit shared memory: 10,000 intervals do, 40,000 do
 //! not) both passes are the wide scatter ([`ApproxPath::WideTwoPass`]): one block per
-//! multiprocessor, large tiles, five barriers a tile, each tile visiting only the bins between
+//! multiprocessor, large tiles, four or five barriers a tile, each tile visiting only the bins between
 //! its smallest and largest (a fine-pass tile holds one or two coarse bins' keys). For large
 //! equal-width sorts ([`ApproxPolicy::lead_min`], 2^23 keys) the min-max pass also counts the
 //! keys' leading 14 bits, the coarse bins are equal-width ranges of them, and the coarse pass
@@ -71,34 +71,39 @@
 //! NVIDIA H100 80GB HBM3, `scripts/bench-gpu approxsort` with `--type u32 --sizes 20,24,28
 //! --reps 5` (whole calls, CUDA events), uniform `u32` keys in `0..2^31` (values: `u32`),
 //! 10,000 intervals, DeviceRadixSort of CUB 3.0.1 (CUDA 13) in the same run, milliseconds
-//! (ratio: CUB's time over ours; 2026-11-24):
+//! (ratio: CUB's time over ours; 2026-11-24, commit b606985):
 //!
-//! | n | approx keys | CUB SortKeys | ratio | approx pairs | CUB SortPairs | ratio | sampled keys / pairs |
+//! | n | approx keys | CUB SortKeys | ratio | approx pairs | CUB SortPairs | ratio | sampled keys / pairs (ratio) |
 //! |---|---|---|---|---|---|---|---|
-//! | 2^20 | 0.079 | 0.081 | 1.03 | 0.082 | 0.093 | 1.13 | 0.250 / 0.246 |
-//! | 2^24 | 0.239 | 0.471 | 1.97 | 0.342 | 0.614 | 1.79 | 0.672 / 0.775 |
-//! | 2^28 | 2.23 | 6.39 | **2.86** | 4.07 | 8.50 | **2.09** | 7.30 / 8.51 |
+//! | 2^20 | 0.074 | 0.080 | 1.08 | 0.081 | 0.094 | 1.17 | 0.224 / 0.225 (0.36 / 0.42) |
+//! | 2^24 | 0.227 | 0.468 | 2.06 | 0.343 | 0.607 | 1.77 | 0.546 / 0.671 (0.86 / 0.91) |
+//! | 2^28 | 2.19 | 6.35 | **2.90** | 4.06 | 8.61 | **2.12** | 5.55 / 7.78 (1.14 / 1.11) |
 //!
-//! (At the session's start: 2^28 3.60 and 5.07 ms, 1.78x and 1.68x; 2^20 0.088 and 0.099.
-//! [`ApproxVariant::Paper`] 26.6 ms keys, 48.1 pairs; sampled intervals and [`refine`], a full
-//! sort, 16.7 ms.) The issue's targets, 3x SortKeys and 2.5x SortPairs at 2^28, are not met:
-//! keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a key), and the two
-//! scatter passes run at about 80% of it; pairs, 36 bytes a pair over two scatter passes, cannot
-//! reach 3.4 ms at the copy rate (3.2 ms) by much.
+//! ([`ApproxVariant::Paper`] 26.1 ms keys, 48.1 pairs at 2^28; sampled intervals and
+//! [`refine`], a full sort, 14.6 ms.) The issue's targets, 3x SortKeys and 2.5x SortPairs at
+//! 2^28, are not met: keys need 2.12 ms, the passes' bound at the copy rate is 1.80 (20 bytes a
+//! key), and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two
+//! scatter passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much.
 //!
-//! At 2^28 keys (kernel times under Nsight Compute): min-max with the leading-bits histogram
-//! 0.35 ms (a copy of the keys takes 0.72 ms, so a read 0.36), its plan 0.02, coarse pass with
-//! the interval counts 0.99 (0.93 without them, plus a 0.38 count pass), scan 0.01, fine pass
-//! 0.95; the wide tiles of 896 x 24 keys brought the whole to 2.22-2.25 ms. Before (this
-//! session's first figures: 3.49 ms keys, 5.06 pairs) each wide tile scanned all 10,000 bins
-//! (the fine pass then took 1.34 ms) and the coarse pass divided every key's interval by a
-//! run-time bin width (1.47 ms). Pairs take 4.0 ms: the values double the bytes of both
-//! passes. Other interval counts (commit bcd6258, before the leading-bits bins and the 896 x 24
-//! tiles): 100 intervals (one staged pass) 2.58 ms keys, 3.62 pairs; 1000 (wide, two passes)
-//! 2.47, 4.26; 40,000 (staged two passes, no room for the wide tiles) 5.55; 90,000 (more than
-//! shared memory holds: global atomics) 13.7. [`Intervals::Sampled`] 7.3 keys and 8.5 pairs
-//! (wide passes; each key's splitters are searched between two entries of a table of 4096
-//! buckets; 16.7 and 22.3 before the table).
+//! At 2^28 keys (kernel times under Nsight Compute, b606985): min-max with the leading-bits
+//! histogram 0.35 ms (91% of the DRAM peak; a copy of the keys takes 0.72 ms, so a read 0.36),
+//! its plan 0.013, three fallback kernels that return at once 0.003 each, coarse pass with the
+//! interval counts 0.91, scan 0.013, fine pass 0.87. Both scatter passes keep the DRAM 70-72%
+//! busy; their warps wait mostly on shared memory (the rank atomics, the staging slots' reads,
+//! the write-out's two reads a key), one 28-warp block an SM between four barriers a tile. What
+//! brought the passes here, in order: each wide tile scanning only its own bins (the fine pass
+//! scanned all 10,000: 1.34 ms), power-of-two coarse bins (a run-time division: 1.47 ms), the
+//! leading-bits bins (a count pass fewer), wide tiles of 896 x 24 keys (2.22-2.25 ms in all),
+//! then (b606985) full tiles without per-key bound checks and the bin packed above each key's
+//! rank (the cursor coarse pass and the fine pass 0.3 ms less; sampled intervals, whose bin is
+//! a table search, 7.3 -> 5.6 ms) and the coarse pass reading the keys from the last tile, which
+//! the min-max pass left in L2 (2.23 -> 2.19-2.21 ms). Pairs take 4.0 ms: the values double the
+//! bytes of both passes. Other interval counts (commit bcd6258, before the leading-bits bins
+//! and the 896 x 24 tiles): 100 intervals (one staged pass) 2.58 ms keys, 3.62 pairs; 1000
+//! (wide, two passes) 2.47, 4.26; 40,000 (staged two passes, no room for the wide tiles) 5.55;
+//! 90,000 (more than shared memory holds: global atomics) 13.7. [`Intervals::Sampled`]: each
+//! key's splitters are searched between two entries of a table of 4096 buckets (16.7 ms keys
+//! and 22.3 pairs before the table).
 //!
 //! # Example
 //! ```no_run
