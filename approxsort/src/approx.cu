@@ -112,6 +112,24 @@
 #ifndef SORT_RADIX_BITS
 #define SORT_RADIX_BITS 6
 #endif
+// Sizes the host passes too (kernels.rs, module_defines: the values the host plans with; these
+// defaults serve a compile of the file alone):
+//   LEAD_BITS           the leading-bits histogram's buckets, log2
+//   SPLIT_TABLE_BITS    the sampled map's table buckets, log2
+//   SCAN_SMALL_THREADS  scan_small's block
+//   LEAD_PLAN_THREADS   lead_plan's block
+#ifndef LEAD_BITS
+#define LEAD_BITS 14
+#endif
+#ifndef SPLIT_TABLE_BITS
+#define SPLIT_TABLE_BITS 12
+#endif
+#ifndef SCAN_SMALL_THREADS
+#define SCAN_SMALL_THREADS 1024
+#endif
+#ifndef LEAD_PLAN_THREADS
+#define LEAD_PLAN_THREADS 1024
+#endif
 
 // Hardware constants, not tuning: the warp and the 16-byte vector load.
 #define WARP_THREADS 32
@@ -134,7 +152,6 @@ typedef unsigned long long Claim;
 
 #define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
 // The leading-bits histogram (approx_minmax_lead): 2^LEAD_BITS buckets of the ranks' leading bits.
-#define LEAD_BITS 14
 #define LEAD_BUCKETS (1u << LEAD_BITS)
 #define LEAD_SHIFT (8 * (int)sizeof(Bits) - LEAD_BITS)
 #define KEY_VEC (VECTOR_BYTES / (int)sizeof(KEY_T))
@@ -214,7 +231,6 @@ __device__ __forceinline__ EqualMap make_equal_map(Bits nmin, Bits mx, Bits flip
 // of splitters below s0 + (u << shift) (m - 1 past the largest), so the splitters <= a key of
 // bucket u = (b - s0) >> shift number between entries u and u + 1: a search of a few splitters
 // instead of all (14 steps for 10,000 intervals, three times a key a pass).
-#define SPLIT_TABLE_BITS 12
 #define SPLIT_TABLE (1u << SPLIT_TABLE_BITS)
 
 struct SampledMap {
@@ -720,13 +736,13 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32 f, u32 coarse,
-                   u64 chunk, u32 split, u64* counts, u64* matrix, const u32* skip) {
+                   u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip) {
     if (skip != nullptr && *skip) return;
     count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, split, counts, matrix);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32 f,
-                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix, const u32* skip) {
+                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip) {
     if (skip != nullptr && *skip) return;
     count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, split, counts,
                              matrix);
@@ -836,7 +852,7 @@ __device__ __forceinline__ void scatter_global(const KEY_T* keys_in, const Value
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_coarse_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                     Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
-                    Value* __restrict__ vals_out, const u32* skip) {
+                    Value* __restrict__ vals_out, const u64* skip) {
     if (skip != nullptr && *skip) return;
     scatter_coarse<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, matrix, keys_out,
                              vals_out);
@@ -844,7 +860,7 @@ approx_coarse_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_coarse_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
                       const Bits* splitters, Bits flip, u32 m, u32 f, u32 coarse, u64 chunk, const u64* matrix,
-                      KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u32* skip) {
+                      KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u64* skip) {
     if (skip != nullptr && *skip) return;
     scatter_coarse<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, matrix,
                                keys_out, vals_out);
@@ -1179,7 +1195,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                   Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix, KEY_T* __restrict__ keys_out,
-                  Value* __restrict__ vals_out, const u32* skip) {
+                  Value* __restrict__ vals_out, const u64* skip) {
     if (skip != nullptr && *skip) return;
     const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, bin_shift(f)};
     scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
@@ -1187,7 +1203,7 @@ approx_wide_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ v
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
                     const Bits* splitters, Bits flip, u32 m, u32 f, u32 bins, u64 chunk, const u64* matrix,
-                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u32* skip) {
+                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, const u64* skip) {
     if (skip != nullptr && *skip) return;
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, bin_shift(f)};
     scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out);
@@ -1225,8 +1241,6 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 // at least half the bins; else the keys lie in too few buckets for sqrt(m)-wide bins and the
 // chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift. (13 us on an
 // H100, as when each bin's total was summed with 64-bit shared atomics.)
-#define LEAD_PLAN_THREADS 1024
-#define LEAD_MAX_BINS 1024
 static_assert(LEAD_BUCKETS % LEAD_PLAN_THREADS == 0, "the plan's threads divide the buckets");
 extern "C" __global__ void __launch_bounds__(LEAD_PLAN_THREADS)
 lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse_bounds, u64* lead) {
@@ -1868,11 +1882,10 @@ zero_words(u64* __restrict__ p0, u64 n0, u64* __restrict__ p1, u64 n1, u64* __re
 // row by row with shuffles. It is latency-bound (chains of 64-bit shuffles): 13 us on an H100
 // for the 10,001 counts of 10,000 intervals, 22 us for those and a 6,401-word matrix when each
 // thread scanned 8 consecutive elements; against about 27 us for two device-wide scans.
-#define SCAN_SMALL_THREADS 1024
 #define SCAN_SMALL_ITEMS 8
 // With `flag` non-null it runs only when *flag == want.
 extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS)
-scan_small(u64* a, u64 na, u64* b, u64 nb, const u32* flag, u32 want) {
+scan_small(u64* a, u64 na, u64* b, u64 nb, const u64* flag, u32 want) {
     if (flag != nullptr && *flag != want) return;
     typedef sortlab::BlockScan<u64, SCAN_SMALL_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;

@@ -24,6 +24,10 @@ pub fn module_defines<K: SortKey>(
         .set("HAS_VALUES", value.is_some() as u32)
         .set("VALUE_T", value.unwrap_or("unsigned int"))
         .set("SMALL_OFFSETS", small_offsets as u32)
+        .set("LEAD_BITS", LEAD_BITS)
+        .set("SPLIT_TABLE_BITS", SPLIT_TABLE_BITS)
+        .set("SCAN_SMALL_THREADS", SCAN_SMALL_THREADS)
+        .set("LEAD_PLAN_THREADS", LEAD_PLAN_THREADS)
 }
 
 /// Whether positions `0..n` fit the 32-bit shared offsets.
@@ -172,24 +176,35 @@ impl Kernels {
             .push(b.1 as u64)
             .push(flag)
             .push(want);
-        // SAFETY: `scan_small(u64*, u64, u64*, u64, const u32*, u32)`: reads and writes
+        // SAFETY: `scan_small(u64*, u64, u64*, u64, const u64*, u32)`: reads and writes
         // a[0..na) and b[0..nb), which the caller's ranges hold, and reads the flag word when
         // given; one block of SCAN_SMALL_THREADS (1024).
         unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
     }
 }
 
-/// Buckets of the leading-bits histogram (approx.cu's `LEAD_BUCKETS`, 2^`LEAD_BITS`).
-pub(crate) const LEAD_BUCKETS: usize = 1 << 14;
+// Sizes approx.cu takes as defines (module_defines): the kernels use these, not its defaults.
 
-/// Buckets of the sampled map's table (approx.cu's `SPLIT_TABLE`, 2^`SPLIT_TABLE_BITS`).
-pub(crate) const SPLIT_TABLE: usize = 1 << 12;
+/// The leading-bits histogram's buckets, log2 (`LEAD_BITS`).
+const LEAD_BITS: u32 = 14;
 
-/// The most coarse bins of the leading-bits path (approx.cu's `LEAD_MAX_BINS`).
+/// Buckets of the leading-bits histogram (approx.cu's `LEAD_BUCKETS`).
+pub(crate) const LEAD_BUCKETS: usize = 1 << LEAD_BITS;
+
+/// The sampled map's table buckets, log2 (`SPLIT_TABLE_BITS`).
+const SPLIT_TABLE_BITS: u32 = 12;
+
+/// Buckets of the sampled map's table (approx.cu's `SPLIT_TABLE`).
+pub(crate) const SPLIT_TABLE: usize = 1 << SPLIT_TABLE_BITS;
+
+/// The most coarse bins of the leading-bits path (the host's limit: `lead_plan` takes any).
 pub(crate) const LEAD_MAX_BINS: usize = 1024;
 
-/// Threads of `scan_small` (approx.cu's `SCAN_SMALL_THREADS`).
+/// Threads of `scan_small` (`SCAN_SMALL_THREADS`).
 const SCAN_SMALL_THREADS: u32 = 1024;
+
+/// Threads of `lead_plan` (`LEAD_PLAN_THREADS`; a divisor of [`LEAD_BUCKETS`]).
+pub(crate) const LEAD_PLAN_THREADS: u32 = 1024;
 
 /// The longest array [`Kernels::scan_small`] scans: 8 rounds of its block's 8192 words, a few
 /// microseconds; longer ones take sortlab-primitives' device-wide scan.

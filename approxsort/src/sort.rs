@@ -10,7 +10,7 @@ use sortlab_primitives::{
 };
 
 use crate::kernels::{value_type, Kernels};
-use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX, SPLIT_TABLE};
+use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, LEAD_PLAN_THREADS, SCAN_SMALL_MAX, SPLIT_TABLE};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::result::{ApproxPath, ApproxResult};
@@ -252,19 +252,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
     // searched whole, three times a pass: H100, 2^28 u32 keys, 10,000 intervals, 20.4 ms wide
     // against 16.7 staged. With the bucket table of `SampledMap` (approx.cu): 7.22 wide, 7.95
     // staged; pairs 8.54 wide, 10.1 staged.)
-    if let Some(mut wide) = wide_plan(kern, n, m, optin) {
-        if let Plan::Scatter {
-            f,
-            coarse,
-            grid,
-            lead,
-            ..
-        } = &mut wide
-        {
-            *lead = opts.boundaries == Intervals::EqualWidth
-                && *f > 1
-                && lead_fits(kern, n, m, *coarse, *coarse * *grid + 1, optin);
-        }
+    if let Some(wide) = wide_plan(kern, n, opts, optin) {
         return Ok(wide);
     }
     let fits = m <= p.shared_max_intervals
@@ -323,12 +311,10 @@ fn lead_shared_bytes(kern: &Kernels, coarse: usize, m: usize) -> usize {
 /// Where the leading-bits path keeps its device data (words after the count matrix).
 #[derive(Clone, Copy)]
 struct Lead {
-    /// Words of it all.
-    words: usize,
     /// The most coarse bins.
     coarse: usize,
     /// Device addresses: bucket counts, coarse bounds, coarse claims, lead_plan's words (the
-    /// first, 0 or 1, is the flag the gated kernels read as a `u32`: its low half).
+    /// first, 0 or 1, is the flag the gated kernels read).
     hist: u64,
     bounds: u64,
     claimed: u64,
@@ -336,29 +322,19 @@ struct Lead {
 }
 
 impl Lead {
-    fn new(coarse: usize) -> Self {
-        Lead {
-            words: lead_words(coarse),
-            coarse,
-            hist: 0,
-            bounds: 0,
-            claimed: 0,
-            flag: 0,
-        }
-    }
-
-    /// This layout placed at device address `base`.
-    fn at(self, base: u64) -> Self {
+    /// The layout for `coarse` bins placed at device address `base` (`lead_words(coarse)`
+    /// words).
+    fn at(coarse: usize, base: u64) -> Self {
         let hist = base;
         let bounds = hist + 8 * LEAD_BUCKETS as u64;
-        let claimed = bounds + 8 * (self.coarse as u64 + 1);
-        let flag = claimed + 8 * self.coarse as u64;
+        let claimed = bounds + 8 * (coarse as u64 + 1);
+        let flag = claimed + 8 * coarse as u64;
         Lead {
+            coarse,
             hist,
             bounds,
             claimed,
             flag,
-            ..self
         }
     }
 }
@@ -390,10 +366,12 @@ fn chunks(kern: &Kernels, n: usize, tiles: Tiles, coarse: usize) -> (usize, usiz
     (grid, count.div_ceil(grid) * tile)
 }
 
-/// The wide scatter's plan for `n` keys into `m` intervals, when the policy takes it and its
-/// shared memory (and the count kernel's) fits `optin` bytes.
-fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
+/// The wide scatter's plan for `n` keys into `opts.intervals` intervals, when the policy takes
+/// it and its shared memory (and the count kernel's) fits `optin` bytes; with the leading-bits
+/// coarse bins where they may pay (equal widths, two passes, `lead_fits`).
+fn wide_plan(kern: &Kernels, n: usize, opts: &ApproxOptions, optin: usize) -> Option<Plan> {
     let p = &kern.policy;
+    let m = opts.intervals;
     let wide = kern.wide_shared_bytes(m);
     let usable = m > p.direct_max_intervals
         && m <= p.wide_max_intervals
@@ -417,6 +395,9 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
     {
         split -= 1;
     }
+    let lead = opts.boundaries == Intervals::EqualWidth
+        && f > 1
+        && lead_fits(kern, n, m, coarse, coarse * grid + 1, optin);
     Some(Plan::Scatter {
         tiles: Tiles::Wide,
         f,
@@ -424,7 +405,7 @@ fn wide_plan(kern: &Kernels, n: usize, m: usize, optin: usize) -> Option<Plan> {
         grid,
         chunk,
         split,
-        lead: false,
+        lead,
     })
 }
 
@@ -501,18 +482,18 @@ fn run<K: SortKey>(
     let (matrix_len, lead) = match plan {
         Plan::Scatter {
             coarse, grid, lead, ..
-        } => (coarse * grid + 1, lead.then(|| Lead::new(coarse))),
+        } => (coarse * grid + 1, lead.then_some(coarse)),
         _ => (0, None),
     };
     // The count matrix, then (leading-bits path) its device data.
-    let lead_len = lead.as_ref().map_or(0, |l| l.words);
+    let lead_len = lead.map_or(0, lead_words);
     let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
     kern.zero_words(&[
         (ws + layout.claimed as u64, m + 2),
         (boundaries.ptr().addr(), m + 1),
         (matrix.ptr().addr(), matrix_len + lead_len),
     ])?;
-    let lead = lead.map(|l| l.at(matrix.ptr().addr() + 8 * matrix_len as u64));
+    let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
     let flip = flip_of::<K>(opts.order).to_u64();
@@ -558,10 +539,10 @@ fn run<K: SortKey>(
                     .push(l.bounds)
                     .push(l.flag);
                 // SAFETY: `lead_plan(const u64*, const Bits*, Bits, u32, u64*, u64*)`: one block
-                // of 1024 threads (LEAD_PLAN_THREADS); reads the LEAD_BUCKETS counts and the min
+                // of LEAD_PLAN_THREADS; reads the LEAD_BUCKETS counts and the min
                 // and max, writes coarse + 1 bounds (2 <= coarse <= LEAD_MAX_BINS) and its three
                 // words, all inside the lead data.
-                unsafe { kern.launch("lead_plan", 1, 1024, 0, &args)? };
+                unsafe { kern.launch("lead_plan", 1, LEAD_PLAN_THREADS, 0, &args)? };
                 mm
             }
             ApproxVariant::Fast => {
@@ -769,7 +750,7 @@ fn run<K: SortKey>(
                 .ptr(matrix.ptr())
                 .push(skip);
             // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
-            // u32, u32, u64, u32, u64*, u64*, const u32*)`: block b reads its part of chunk /
+            // u32, u32, u64, u32, u64*, u64*, const u64*)`: block b reads its part of chunk /
             // split keys (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split]
             // for j < coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of
             // dynamic shared memory (fits: plan); returns at once when the skip word (null, or
@@ -806,7 +787,7 @@ fn run<K: SortKey>(
                 .push(coarse_v)
                 .push(skip);
             // SAFETY: `approx_{coarse,wide}_{equal,sampled}(const KEY_T*, const Value*, u64,
-            // const Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*, const u32*)`
+            // const Bits*, Bits, u32, u32, u32, u64, const u64*, KEY_T*, Value*, const u64*)`
             // (returns at once when the skip word is non-zero): the same grid
             // and chunks as the count, so block b reads chunk b (the count's column b) and its
             // keys of bin j (intervals j * f .. + f - 1) go to its scanned place matrix[j * grid
