@@ -206,11 +206,18 @@ struct EqualMap {
     }
 };
 
+// The smallest and largest rank (ordered bits xor flip) from the extremes as the min-max
+// kernels leave them (word 0 ~min, word 1 max, unflipped).
+__device__ __forceinline__ void rank_range(Bits nmin, Bits mx, Bits flip, Bits& lo, Bits& hi) {
+    const Bits mn = (Bits)~nmin;
+    lo = flip ? (Bits)~mx : mn;
+    hi = flip ? (Bits)~mn : mx;
+}
+
 // The equal-width map of m intervals from the extremes (word 0 ~min, word 1 max, unflipped).
 __device__ __forceinline__ EqualMap make_equal_map(Bits nmin, Bits mx, Bits flip, u32 m) {
-    const Bits mn = (Bits)~nmin;
-    const Bits lo = flip ? (Bits)~mx : mn;
-    const Bits hi = flip ? (Bits)~mn : mx;
+    Bits lo, hi;
+    rank_range(nmin, mx, flip, lo, hi);
     const Bits span = hi - lo;
     EqualMap e;
     e.lo = lo;
@@ -290,6 +297,15 @@ template <typename MapT> __device__ __forceinline__ MapT shared_map(const MapArg
     if (threadIdx.x == 0) map = args.build(flip, m);
     __syncthreads();
     return map;
+}
+
+// Adds a block's n shared counters to out[0, n) (global u64 words), the non-zero ones; after a
+// barrier that ends the counting.
+__device__ __forceinline__ void add_counts(const u32* hist, u32 n, u64* out) {
+    for (u32 i = threadIdx.x; i < n; i += blockDim.x) {
+        const u32 c = hist[i];
+        if (c) atomicAdd((unsigned long long*)(out + i), (u64)c);
+    }
 }
 
 // ---- Warp helpers. ----
@@ -668,10 +684,7 @@ approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u
     minmax_loop<BLOCK_THREADS>(keys, n, aligned, acc, hist, flip);
     publish_minmax<BLOCK_THREADS>(acc, mm);
     __syncthreads();
-    for (u32 i = threadIdx.x; i < LEAD_BUCKETS; i += BLOCK_THREADS) {
-        const u32 c = hist[i];
-        if (c) atomicAdd((unsigned long long*)(lead_hist + i), (u64)c);
-    }
+    add_counts(hist, LEAD_BUCKETS, lead_hist);
 }
 
 // ---- Count kernels. counts[0..m) must be zero before the launch. ----
@@ -698,10 +711,7 @@ __device__ __forceinline__ void count_chunks(const KEY_T* keys, u64 n, const Map
         count_tile(keys, start, valid, aligned, map, flip, hist);
     }
     __syncthreads();
-    for (u32 b = threadIdx.x; b < m; b += BLOCK_THREADS) {
-        const u32 c = hist[b];
-        if (c) atomicAdd((unsigned long long*)(counts + b), (u64)c);
-    }
+    add_counts(hist, m, counts);
     for (u32 j = threadIdx.x; j < coarse; j += BLOCK_THREADS) {
         u64 sum = 0;
         const u32 end = min(m, (j + 1) * f);
@@ -1259,10 +1269,8 @@ lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse
         sum += c[j];
     }
     if (tid == 0) {
-        const Bits mn = (Bits)~mm[0];
-        const Bits mx = mm[1];
-        const Bits lo = flip ? (Bits)~mx : mn;
-        const Bits hi = flip ? (Bits)~mn : mx;
+        Bits lo, hi;
+        rank_range(mm[0], mm[1], flip, lo, hi);
         u32 shift = LEAD_SHIFT;
         while ((u64)((hi >> shift) - (lo >> shift)) + 1 > bins) ++shift;
         const u64 used = (u64)((hi >> shift) - (lo >> shift)) + 1;
@@ -1321,11 +1329,7 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     // values the min-max pass does not read, were slower so).
     scatter_wide<false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
                         vals_out, !HAS_VALUES);
-    // scatter_wide ends with a barrier.
-    for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) {
-        const u32 c = fine_hist[i];
-        if (c) atomicAdd((unsigned long long*)(counts + i), (u64)c);
-    }
+    add_counts(fine_hist, m, counts);  // (scatter_wide ends with a barrier)
 }
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after

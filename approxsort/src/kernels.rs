@@ -160,7 +160,7 @@ impl Kernels {
     /// Exclusive sum scans of `a` and `b` (`u64` words, `(address, len)` each, both at most
     /// [`SCAN_SMALL_MAX`]) in place, by one block.
     /// With `gate = Some((flag, want))` the scan runs only when the device word `flag`
-    /// (a `u32`) holds `want`.
+    /// (a `u64`) holds `want`.
     pub(crate) fn scan_small(
         &self,
         a: (u64, usize),
@@ -178,7 +178,7 @@ impl Kernels {
             .push(want);
         // SAFETY: `scan_small(u64*, u64, u64*, u64, const u64*, u32)`: reads and writes
         // a[0..na) and b[0..nb), which the caller's ranges hold, and reads the flag word when
-        // given; one block of SCAN_SMALL_THREADS (1024).
+        // given; one block of SCAN_SMALL_THREADS.
         unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
     }
 }

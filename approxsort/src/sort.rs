@@ -502,9 +502,8 @@ fn run<K: SortKey>(
     // The interval map's device data: min and max, or the splitters.
     let mut paper_mm: Option<DeviceBuffer<K::Bits>> = None;
     let map_ptr = match opts.boundaries {
-        Intervals::EqualWidth => match opts.variant {
-            ApproxVariant::Fast if lead.is_some() => {
-                let l = lead.expect("checked");
+        Intervals::EqualWidth => match (opts.variant, lead) {
+            (ApproxVariant::Fast, Some(l)) => {
                 let mm = ws + layout.mm as u64;
                 let mut args = KernelArgs::new();
                 args.push(keys_in)
@@ -545,7 +544,7 @@ fn run<K: SortKey>(
                 unsafe { kern.launch("lead_plan", 1, LEAD_PLAN_THREADS, 0, &args)? };
                 mm
             }
-            ApproxVariant::Fast => {
+            (ApproxVariant::Fast, None) => {
                 let mm = ws + layout.mm as u64;
                 let vec = 16 / K::SIZE;
                 let mut args = KernelArgs::new();
@@ -567,7 +566,7 @@ fn run<K: SortKey>(
                 };
                 mm
             }
-            ApproxVariant::Paper => {
+            (ApproxVariant::Paper, _) => {
                 // Step 1 of the paper: a reduction (sortlab's), its result on the host.
                 let (lo, hi) = reduce_min_max(gpu, io.keys_in, ReduceVariant::Fast)?
                     .ok_or_else(|| Error::InvalidArgument("min-max of no keys".into()))?;
