@@ -277,7 +277,8 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
 /// Words of the leading-bits path's device data: the bucket counts, the coarse bounds
 /// (`coarse + 1`), the coarse claims (`coarse`), lead_plan's three words (flag, shift, base).
 fn lead_words(coarse: usize) -> usize {
-    LEAD_BUCKETS + (coarse + 1) + coarse + 3
+    // (one word of room to start the bucket counts 16-byte aligned: lead_plan loads vectors)
+    1 + LEAD_BUCKETS + (coarse + 1) + coarse + 3
 }
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
@@ -322,10 +323,10 @@ struct Lead {
 }
 
 impl Lead {
-    /// The layout for `coarse` bins placed at device address `base` (`lead_words(coarse)`
-    /// words).
+    /// The layout for `coarse` bins placed at device address `base` (8-byte aligned;
+    /// `lead_words(coarse)` words, the bucket counts from the first 16-byte aligned one).
     fn at(coarse: usize, base: u64) -> Self {
-        let hist = base;
+        let hist = base.next_multiple_of(16);
         let bounds = hist + 8 * LEAD_BUCKETS as u64;
         let claimed = bounds + 8 * (coarse as u64 + 1);
         let flag = claimed + 8 * coarse as u64;
@@ -377,7 +378,7 @@ fn wide_plan(kern: &Kernels, n: usize, opts: &ApproxOptions, optin: usize) -> Op
         && m <= p.wide_max_intervals
         && m <= p.shared_max_intervals
         && p.wide_tile() > 0
-        && p.wide_tile() <= 1 << 30
+        && p.wide_tile() <= 1 << 16
         && m.saturating_mul(4) <= optin
         && wide <= optin;
     if !usable {
@@ -810,6 +811,7 @@ fn run<K: SortKey>(
             });
             if let Some(l) = lead {
                 let shared = lead_shared_bytes(kern, l.coarse, m);
+                let lead_grid = kern.sms() * blocks_that_fit(gpu, shared, wanted) as usize;
                 let mut args = scatter_args(keys_in, io.vals_in);
                 args.push(l.coarse as u32)
                     .push(l.bounds)
@@ -824,16 +826,10 @@ fn run<K: SortKey>(
                 // not); bin j receives exactly its count at bounds[j] .. bounds[j + 1] of the
                 // intermediate buffer (n keys, not overlapping the input), claims zeroed; adds
                 // each key to counts[0..m) (zeroed, the count pass skipped); shared memory as
-                // lead_shared_bytes (fits: lead_fits); fewer than 2^32 keys a block (grid =
+                // lead_shared_bytes (fits: lead_fits); fewer than 2^32 keys a block (grid >=
                 // SMs, n < SMs * 2^32).
                 unsafe {
-                    kern.launch(
-                        "approx_wide_lead",
-                        kern.sms() as u32,
-                        threads,
-                        shared,
-                        &args,
-                    )?
+                    kern.launch("approx_wide_lead", lead_grid as u32, threads, shared, &args)?
                 };
                 scan(&mut boundaries, &mut matrix, 0, Some((l.flag, 1)))?;
                 phases.mark("lead coarse scatter and scan");

@@ -734,6 +734,11 @@ fn bench_mid_sizes() {
         },
         ..ApproxOptions::new(10_000)
     };
+    // SORTLAB_MID_REPS: timed runs a variant (default 20).
+    let mid_reps: usize = std::env::var("SORTLAB_MID_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
     // SORTLAB_MID_LOG2: one size only.
     let only: Option<u32> = std::env::var("SORTLAB_MID_LOG2")
         .ok()
@@ -782,17 +787,46 @@ fn bench_mid_sizes() {
                 }),
             ));
         }
+        // SORTLAB_MID_ONLY: time only the variants whose names contain one of these
+        // comma-separated words (for a profiler's short run).
+        let only_names = std::env::var("SORTLAB_MID_ONLY").unwrap_or_default();
+        variants.retain(|(name, _)| {
+            only_names.is_empty() || only_names.split(',').any(|w| name.contains(w))
+        });
         for (name, f) in &variants {
             let pk = f(ApproxPolicy::for_device(g, 4, 0));
             let p = f(ApproxPolicy::for_device(g, 4, 4));
-            let keys = time_ms(20, |run| {
+            let keys = time_ms(mid_reps, |run| {
                 if run {
                     approx_sort_into_with_policy(g, &b.input, &mut b.out, &o, pk).unwrap();
                 }
             });
             let r = approx_sort_into_with_policy(g, &b.input, &mut b.out, &o, pk).unwrap();
             check_against_cpu(&b.host, &b.out.to_host().unwrap(), &r, &o);
-            let pairs = time_ms(20, |run| {
+            // SORTLAB_MID_B2B=1: also 10 calls queued back to back (the device's time a call
+            // when the host runs ahead) and the host's time to queue one.
+            if std::env::var("SORTLAB_MID_B2B").is_ok_and(|v| v == "1") {
+                let t = GpuTimer::new(g).unwrap();
+                g.synchronize().unwrap();
+                let h = std::time::Instant::now();
+                t.start().unwrap();
+                for _ in 0..10 {
+                    approx_sort_into_with_policy(g, &b.input, &mut b.out, &o, pk).unwrap();
+                }
+                let host = h.elapsed().as_secs_f64() * 1e5;
+                let ms = t.stop().unwrap() / 10.0;
+                println!("n=2^{log2} {name:<16} keys back to back {ms:.4} ms a call, host {host:.1} us a call");
+                // And single calls in place with the scratch memory given (default policy).
+                let mut scratch =
+                    DeviceBuffer::<u8>::alloc(g, scratch_bytes::<u32>(n, &o).unwrap()).unwrap();
+                let scratch_ms = time_ms(mid_reps, |run| {
+                    if run {
+                        approx_sort_with_scratch(g, &mut b.out, &o, &mut scratch).unwrap();
+                    }
+                });
+                println!("n=2^{log2} {name:<16} keys with scratch, in place {scratch_ms:.4} ms");
+            }
+            let pairs = time_ms(mid_reps, |run| {
                 if run {
                     approx_sort_pairs_into_with_policy(
                         g,
