@@ -71,19 +71,22 @@
 //! NVIDIA H100 80GB HBM3, `scripts/bench-gpu approxsort` with `--type u32 --sizes 20,24,28
 //! --reps 5` (whole calls, CUDA events), uniform `u32` keys in `0..2^31` (values: `u32`),
 //! 10,000 intervals, DeviceRadixSort of CUB 3.0.1 (CUDA 13) in the same run, milliseconds
-//! (ratio: CUB's time over ours; 2026-11-24, commit b606985):
+//! (ratio: CUB's time over ours; 2026-11-24, commit 7bad695):
 //!
 //! | n | approx keys | CUB SortKeys | ratio | approx pairs | CUB SortPairs | ratio | sampled keys / pairs (ratio) |
 //! |---|---|---|---|---|---|---|---|
-//! | 2^20 | 0.074 | 0.080 | 1.08 | 0.081 | 0.094 | 1.17 | 0.224 / 0.225 (0.36 / 0.42) |
-//! | 2^24 | 0.227 | 0.468 | 2.06 | 0.343 | 0.607 | 1.77 | 0.546 / 0.671 (0.86 / 0.91) |
-//! | 2^28 | 2.19 | 6.35 | **2.90** | 4.06 | 8.61 | **2.12** | 5.55 / 7.78 (1.14 / 1.11) |
+//! | 2^20 | 0.081 | 0.083 | 1.03 | 0.095 | 0.096 | 1.02 | 0.260 / 0.257 (0.32 / 0.37) |
+//! | 2^24 | 0.238 | 0.473 | 1.98 | 0.350 | 0.608 | 1.74 | 0.577 / 0.710 (0.82 / 0.86) |
+//! | 2^28 | 2.20 | 6.38 | **2.91** | 4.06 | 8.59 | **2.12** | 5.47 / 7.73 (1.17 / 1.11) |
 //!
-//! ([`ApproxVariant::Paper`] 26.1 ms keys, 48.1 pairs at 2^28; sampled intervals and
+//! ([`ApproxVariant::Paper`] 26.2 ms keys, 48.1 pairs at 2^28; sampled intervals and
 //! [`refine`], a full sort, 14.6 ms.) The targets, 3x SortKeys and 2.5x SortPairs at
-//! 2^28, are not met: keys need 2.12 ms, the passes' bound at the copy rate is 1.80 (20 bytes a
+//! 2^28, are not met: keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a
 //! key), and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two
-//! scatter passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much.
+//! scatter passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much. The same call alone in
+//! a short run (the ignored test `bench_mid_sizes` of `tests/gpu_approx.rs`, 2^28) takes 2.15 to
+//! 2.18 ms (2.13 to 2.14 a call when ten are queued back to back): the bench command's longer
+//! run, after the paper variant's heavy passes, measures about 2% more for the same code.
 //!
 //! At 2^28 keys (kernel times under Nsight Compute, b606985): min-max with the leading-bits
 //! histogram 0.35 ms (91% of the DRAM peak; a copy of the keys takes 0.72 ms, so a read 0.36),
@@ -97,7 +100,11 @@
 //! then (b606985) full tiles without per-key bound checks and the bin packed above each key's
 //! rank (the cursor coarse pass and the fine pass 0.3 ms less; sampled intervals, whose bin is
 //! a table search, 7.3 -> 5.6 ms) and the coarse pass reading the keys from the last tile, which
-//! the min-max pass left in L2 (2.23 -> 2.19-2.21 ms). Pairs take 4.0 ms: the values double the
+//! the min-max pass left in L2 (2.23 -> 2.19-2.21 ms), then (7bad695) each tile's claim sent
+//! before the block scan and its place used only after the staging, so the round trip to L2 no
+//! longer holds every warp at a barrier (`bench_mid_sizes`, 2^28: 2.185 -> 2.140 ms a call back
+//! to back, 2.198 -> 2.155-2.177 alone; pairs 4.06 -> 4.00), and the plan and the scan reading
+//! 16-byte vectors (13 -> 9 us each). Pairs take 4.0 ms: the values double the
 //! bytes of both passes. Other interval counts (commit bcd6258, before the leading-bits bins
 //! and the 896 x 24 tiles): 100 intervals (one staged pass) 2.58 ms keys, 3.62 pairs; 1000
 //! (wide, two passes) 2.47, 4.26; 40,000 (staged two passes, no room for the wide tiles) 5.55;
