@@ -20,7 +20,7 @@ use sortlab_approxsort::{
 use sortlab_cpu_reference::approx as cpu;
 use sortlab_cpu_reference::check::{check_equal, check_interval_order, check_permutation};
 use sortlab_cpu_reference::sort::sort;
-use sortlab_primitives::{DeviceBuffer, Error, Gpu, GpuTimer, Order, SortKey};
+use sortlab_primitives::{median, DeviceBuffer, Error, Gpu, GpuTimer, Order, SortKey};
 
 fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
@@ -437,8 +437,7 @@ fn time_ms(reps: usize, mut f: impl FnMut(bool)) -> f64 {
             t.stop().unwrap()
         })
         .collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    median(&mut v)
 }
 
 #[test]

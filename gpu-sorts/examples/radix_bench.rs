@@ -24,7 +24,7 @@ use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::radix::{
     self, tuning, FastPolicy, PassShape, RadixOptions, RadixVariant, RankMatch,
 };
-use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, KeyBits, SortKey};
+use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer, KeyBits, SortKey};
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -70,11 +70,6 @@ fn digest<K: SortKey>(keys: &[K]) -> (u64, u64) {
         let x = k.to_ordered_bits().to_u64();
         (a.wrapping_add(x), b.wrapping_add(x.wrapping_mul(x)))
     })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Which sort a row times.
@@ -190,7 +185,7 @@ impl<K: SortKey> Input<K> {
                 }
             }
         }
-        Ok(median(times))
+        Ok(median(&mut times))
     }
 }
 
@@ -224,7 +219,7 @@ fn copy_rate(gpu: &Gpu) -> Res<f64> {
         b.copy_from_device(&a)?;
         t.push(timer.stop()?);
     }
-    Ok(2.0 * (4 * n) as f64 / median(t) / 1e6)
+    Ok(2.0 * (4 * n) as f64 / median(&mut t) / 1e6)
 }
 
 fn table<K: SortKey>(

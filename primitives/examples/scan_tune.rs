@@ -11,12 +11,7 @@
 //! reverse. Prints TB/s read + written next to a device-to-device copy of the same bytes.
 
 use sortlab_primitives::scan::{scan_with_policy, Direction, ScanKind, ScanOp, ScanPolicy};
-use sortlab_primitives::{DeviceBuffer, Error, Gpu, GpuTimer, SortKey};
-
-fn median(mut t: Vec<f64>) -> f64 {
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
-}
+use sortlab_primitives::{median, DeviceBuffer, Error, Gpu, GpuTimer, SortKey};
 
 fn time(gpu: &Gpu, reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     f()?;
@@ -27,7 +22,7 @@ fn time(gpu: &Gpu, reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Res
         f()?;
         t.push(timer.stop()?);
     }
-    Ok(median(t))
+    Ok(median(&mut t))
 }
 
 trait TuneKey: SortKey {

@@ -34,7 +34,7 @@ pub use reduce::{
     reduce_max, reduce_min, reduce_min_max, reduce_sum, ReduceKey, ReduceOp, ReduceVariant,
 };
 pub use runtime::{
-    Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs, KernelScalar,
-    KernelSource, LaunchConfig, Module, Policy,
+    median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs,
+    KernelScalar, KernelSource, LaunchConfig, Module, Policy,
 };
 pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};

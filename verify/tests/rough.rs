@@ -236,7 +236,7 @@ sortlab_verify::sort_suite!(cpu_rough_par, CpuRoughPar);
 
 mod gpu {
     use super::*;
-    use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer};
+    use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer};
     use sortlab_roughsort::{
         is_k_sorted, radius, rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius,
         rough_sort_with_radius, Error, OnWrongRadius, RoughOptions, RoughPath,
@@ -527,8 +527,7 @@ mod gpu {
                 timer.stop().unwrap()
             })
             .collect();
-        t.sort_by(f64::total_cmp);
-        t[runs / 2]
+        median(&mut t)
     }
 
     /// Median wall time (ms) of `f` over `runs` runs after one warm-up.
@@ -541,8 +540,7 @@ mod gpu {
                 s.elapsed().as_secs_f64() * 1e3
             })
             .collect();
-        t.sort_by(f64::total_cmp);
-        t[runs / 2]
+        median(&mut t)
     }
 
     /// One radius and one rough_sort of 2^26 u32 keys at k = 256 and k = 4096 (after a

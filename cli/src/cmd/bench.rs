@@ -303,19 +303,8 @@ fn sanity_check<K: CliKey>(
     })
 }
 
-/// The median of `times` (the mean of the middle two for an even count).
-pub fn median(times: &mut [f64]) -> f64 {
-    if times.is_empty() {
-        return f64::NAN;
-    }
-    times.sort_by(f64::total_cmp);
-    let mid = times.len() / 2;
-    if times.len() % 2 == 1 {
-        times[mid]
-    } else {
-        (times[mid - 1] + times[mid]) / 2.0
-    }
-}
+/// The median of `times` (the primitives' [`sortlab_primitives::median`]).
+pub use sortlab_primitives::median;
 
 /// Today's date (UTC) as `YYYY-MM-DD`.
 pub fn today() -> String {
@@ -352,12 +341,5 @@ mod tests {
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(20_454), (2026, 1, 1));
         assert_eq!(today().len(), 10);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert_eq!(median(&mut [7.0]), 7.0);
     }
 }

@@ -15,4 +15,4 @@ pub use compile::{
 };
 pub use gpu::{DeviceInfo, Gpu};
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
-pub use timer::GpuTimer;
+pub use timer::{median, GpuTimer};

@@ -57,3 +57,38 @@ impl GpuTimer {
             .map_err(|e| Error::driver("cuEventElapsedTime", e))
     }
 }
+
+/// The median of `times` (the mean of the middle two for an even count; NaN for none): what
+/// sortlab's benchmarks report of their [`GpuTimer`] runs. Sorts `times` in place (IEEE total
+/// order).
+///
+/// ```
+/// use sortlab_primitives::median;
+/// assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+/// assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+/// ```
+pub fn median(times: &mut [f64]) -> f64 {
+    if times.is_empty() {
+        return f64::NAN;
+    }
+    times.sort_by(f64::total_cmp);
+    let mid = times.len() / 2;
+    if times.len() % 2 == 1 {
+        times[mid]
+    } else {
+        (times[mid - 1] + times[mid]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&mut [7.0]), 7.0);
+        assert!(median(&mut []).is_nan());
+    }
+}
