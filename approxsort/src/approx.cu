@@ -1136,11 +1136,11 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
         __syncthreads();
         // 2. Runs: end in the tile, and where the run's first key goes less its start. Thread t
         // takes a contiguous share of the bins tile_lo .. tile_hi (the others are empty).
-        const u32 first = tile_lo[parity];
-        const u32 span = tile_hi[parity] + 1 - first;  // the tile has a key: first <= tile_hi
+        const u32 bin_lo = tile_lo[parity];
+        const u32 span = tile_hi[parity] + 1 - bin_lo;  // the tile has a key: bin_lo <= tile_hi
         const u32 per = (span + WIDE_THREADS - 1) / WIDE_THREADS;
-        const u32 b0 = first + min(span, tid * per);
-        const u32 b1 = first + min(span, tid * per + per);
+        const u32 b0 = bin_lo + min(span, tid * per);
+        const u32 b1 = bin_lo + min(span, tid * per + per);
         u32 sum = 0;
         for (u32 b = b0; b < b1; ++b) sum += wend[b];
         // With claims and at most one bin a thread (almost every tile), the claim goes out before
@@ -1159,7 +1159,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
             const u32 c = wend[b];
             if (Cursor) {
                 wbase[b] = (SharedOffset)(wbase[b] - (SharedOffset)off);
-            } else if (c && per != 1) {
+            } else if (c && !early) {
                 const u64 place = bounds[b] + (u64)atomicAdd(claimed + b, (Claim)c);
                 wbase[b] = (SharedOffset)((SharedOffset)place - (SharedOffset)off);
             }
