@@ -14,22 +14,24 @@
 //   approx_minmax                       smallest and largest ordered bits (atomics into 2 words,
 //                                       zeroed before: word 0 holds ~min, word 1 max)
 //   approx_count_{equal,sampled}        per-block shared-memory counts of the m intervals
-//                                       (m <= the policy's shared limit), flushed to `counts`
+//                                       (m <= the policy's shared limit), flushed to `counts`;
+//                                       the last block may scan them and the count matrix
 //   approx_count_{equal,sampled}_global one warp-aggregated global atomic per interval and warp
 //   approx_scatter_{equal,sampled}      tiles: keys ranked inside their interval with shared
 //                                       atomics, one global atomic claim per interval and tile,
 //                                       keys (and values) written to their interval
 //   approx_scatter_{equal,sampled}_global  per-key claims, warp-aggregated
-//   approx_minmax_lead, lead_plan        min and max with a histogram of the ranks' leading bits,
-//                                       and from it equal-width coarse bins of those bits (or
-//                                       the flag that sends the sort to the count pass)
+//   approx_minmax_lead                  min and max with a histogram of the ranks' leading bits;
+//                                       its last block plans equal-width coarse bins of those
+//                                       bits (or raises the flag that sends the sort to the
+//                                       count pass)
 //   approx_{coarse,fine}_{equal,sampled}   the staged two-pass scatter (coarse: each block at
 //                                       its own places; fine: claims)
 //   approx_wide_{equal,sampled}, approx_wide_fine_{equal,sampled}, approx_wide_lead   the wide
 //                                       scatter: large tiles grouped by bin in shared memory,
 //                                       each block at its own places (its column of the scanned
 //                                       count matrix) or claiming them; the lead pass also
-//                                       counts the intervals
+//                                       counts the intervals, its last block scans the counts
 //   zero_words, scan_small, copy_pairs  helpers: counters zeroed in one launch, the counts and
 //                                       the matrix scanned by one block, a copy
 //   paper_assign_{equal,sampled}, paper_scatter   the paper's kernels: interval-index and
@@ -117,7 +119,6 @@
 //   LEAD_BITS           the leading-bits histogram's buckets, log2
 //   SPLIT_TABLE_BITS    the sampled map's table buckets, log2
 //   SCAN_SMALL_THREADS  scan_small's block
-//   LEAD_PLAN_THREADS   lead_plan's block
 #ifndef LEAD_BITS
 #define LEAD_BITS 14
 #endif
@@ -126,9 +127,6 @@
 #endif
 #ifndef SCAN_SMALL_THREADS
 #define SCAN_SMALL_THREADS 1024
-#endif
-#ifndef LEAD_PLAN_THREADS
-#define LEAD_PLAN_THREADS 1024
 #endif
 
 // Hardware constants, not tuning: the warp and the 16-byte vector load.
@@ -354,6 +352,154 @@ __device__ __forceinline__ void count_in_bin(u32* hist, u32 iv, bool valid) {
 extern __shared__ __align__(16) unsigned char approx_smem[];
 
 __device__ __forceinline__ u32* count_hist() { return reinterpret_cast<u32*>(approx_smem); }
+
+// ---- Runs of words, the last block of a grid, and the small scans and plans it does. ----
+
+// Words [first, first + N) of p (those below len; 0 beyond) into x, by 16-byte vectors when all
+// are in range and `vec` (p 16-byte aligned; first is even). Loads bypass L1 (ld.global.cg):
+// the words may come from other blocks of the same kernel (last_block).
+template <int N>
+__device__ __forceinline__ void load_run(const u64* p, u64 first, u64 len, bool vec, u64 (&x)[N]) {
+    if (vec && first + N <= len) {
+        const ulonglong2* v = reinterpret_cast<const ulonglong2*>(p + first);
+#pragma unroll
+        for (int j = 0; j < N / 2; ++j) {
+            const ulonglong2 q = __ldcg(v + j);
+            x[2 * j] = q.x;
+            x[2 * j + 1] = q.y;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) x[j] = first + j < len ? __ldcg(p + first + j) : 0;
+    }
+}
+
+// x into words [first, first + N) of p (those below len), as load_run reads them.
+template <int N>
+__device__ __forceinline__ void store_run(u64* p, u64 first, u64 len, bool vec, const u64 (&x)[N]) {
+    if (vec && first + N <= len) {
+        ulonglong2* v = reinterpret_cast<ulonglong2*>(p + first);
+#pragma unroll
+        for (int j = 0; j < N / 2; ++j) v[j] = make_ulonglong2(x[2 * j], x[2 * j + 1]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            if (first + j < len) p[first + j] = x[j];
+        }
+    }
+}
+
+// Whether this block is the last of its grid to get here: every thread of every block calls it
+// once, after the block's writes to global memory that the last block reads; *done (a u32,
+// zeroed before the launch) counts the blocks. In the last block those writes of every block
+// are visible (threadFenceReduction's pattern; read them with L1 bypassed, as load_run does). So
+// a small step that needs a whole pass's results (a plan, a scan) runs at the pass's end
+// instead of as a launch of its own (on an H100, a one-block kernel after a pass cost 9-10 us,
+// its own work about a third of that).
+__device__ __forceinline__ bool last_block(u32* done) {
+    __threadfence();
+    __syncthreads();
+    u32 prev = 0;
+    if (threadIdx.x == 0) prev = atomicAdd(done, 1u);
+    const bool last = __syncthreads_or(threadIdx.x == 0 && prev == gridDim.x - 1) != 0;
+    if (last) __threadfence();
+    return last;
+}
+
+// Exclusive sum scan of p[0, len) in place by one block of Threads (all call): rounds of
+// Threads * Run words, each thread a run of Run consecutive ones (16-byte vectors) summed in
+// registers, then one block scan of the runs. (Measured on an H100, 10,001 counts: 13.3 us as a
+// kernel when warp w took the round's w-th run of 32 * 8, lane l its elements j * 32 + l,
+// scanned row by row with 64-bit shuffles, ~1000 dependent instructions a warp; 9.9 us with
+// Threads 1024, Run 8.) Kernels bound to 32 registers a thread take Run 2.
+template <int Threads, int Run>
+__device__ __forceinline__ void scan_words(u64* p, u64 len, typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {
+    static_assert(Run % 2 == 0, "runs of whole 16-byte vectors");
+    typedef sortlab::BlockScan<u64, Threads> Scan;
+    const bool vec = reinterpret_cast<u64>(p) % VECTOR_BYTES == 0;
+    u64 carry = 0;
+    for (u64 base = 0; base < len; base += (u64)Threads * Run) {
+        const u64 first = base + (u64)threadIdx.x * Run;
+        u64 x[Run];
+        load_run(p, first, len, vec, x);
+        u64 sum = 0;
+#pragma unroll
+        for (int j = 0; j < Run; ++j) {
+            const u64 v = x[j];
+            x[j] = sum;
+            sum += v;
+        }
+        u64 total;
+        const u64 before = carry + Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), total, tmp);
+#pragma unroll
+        for (int j = 0; j < Run; ++j) x[j] += before;
+        store_run(p, first, len, vec, x);
+        carry += total;
+        __syncthreads();  // (tmp is used again)
+    }
+}
+
+// The leading-bits plan, by one block of Threads (all call). From the smallest and largest rank
+// (mm: word 0 ~min, word 1 max, unflipped, as approx_minmax_lead leaves them): the smallest shift
+// >= LEAD_SHIFT that spans the ranks with at most `bins` bins of rank >> shift; coarse_bounds[0,
+// bins] the exclusive scan of the bins' totals (a bin's width covers whole buckets: bin j starts
+// at bucket (base + j) << (shift - LEAD_SHIFT), and its bound is the scan of the bucket counts
+// there); lead[0] = 1 when the path pays (the shift is above LEAD_SHIFT, or at it the ranks
+// still span at least half the bins; else the keys lie in too few buckets for sqrt(m)-wide bins
+// and the chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift.
+// Rounds of Threads * PLAN_RUN buckets (approx_minmax_lead stays at 32 registers a thread with 4).
+#define PLAN_RUN 4
+template <int Threads>
+__device__ __forceinline__ void plan_lead(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse_bounds,
+                                          u64* lead, typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {
+    typedef sortlab::BlockScan<u64, Threads> Scan;
+    // Every thread finds the shift itself (two words, a short loop: no broadcast needed).
+    Bits lo, hi;
+    rank_range(__ldcg(mm), __ldcg(mm + 1), flip, lo, hi);
+    u32 shift = LEAD_SHIFT;
+    while ((u64)((hi >> shift) - (lo >> shift)) + 1 > bins) ++shift;
+    const u64 used = (u64)((hi >> shift) - (lo >> shift)) + 1;
+    const u64 base = (u64)(lo >> shift);
+    if (threadIdx.x == 0) {
+        lead[0] = (shift > (u32)LEAD_SHIFT || 2 * used >= bins) ? 1 : 0;
+        lead[1] = shift;
+        lead[2] = base;
+    }
+    const u32 group = shift - LEAD_SHIFT;  // buckets a bin, log2 (< LEAD_BITS: bins >= 2)
+    const bool vec = reinterpret_cast<u64>(lead_hist) % VECTOR_BYTES == 0;
+    u64 carry = 0;
+    for (u32 r = 0; r < LEAD_BUCKETS; r += Threads * PLAN_RUN) {
+        const u32 first = r + threadIdx.x * PLAN_RUN;
+        u64 c[PLAN_RUN];
+        load_run(lead_hist, first, LEAD_BUCKETS, vec, c);
+        u64 sum = 0;
+#pragma unroll
+        for (u32 j = 0; j < PLAN_RUN; ++j) sum += c[j];
+        u64 all;
+        u64 before = carry + Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), all, tmp);
+        // Bins that start in this thread's buckets (below the first bin's bucket all are empty).
+#pragma unroll
+        for (u32 j = 0; j < PLAN_RUN; ++j) {
+            const u32 u = first + j;
+            const u64 b = (u64)(u >> group);
+            if (u < LEAD_BUCKETS && (u & ((1u << group) - 1)) == 0 && b >= base && b - base <= bins)
+                coarse_bounds[b - base] = before;
+            before += c[j];
+        }
+        carry += all;
+        __syncthreads();  // (tmp is used again)
+    }
+    // Bins that start past the last bucket.
+    for (u32 j = threadIdx.x; j <= bins; j += Threads) {
+        if (((base + j) << group) >= (u64)LEAD_BUCKETS) coarse_bounds[j] = carry;
+    }
+}
+
+// Block scan temporary storage in the dynamic shared memory (a kernel's last block, once its
+// tiles are done with it; the kernel's dynamic shared memory must hold it).
+template <int Threads> __device__ __forceinline__ typename sortlab::BlockScan<u64, Threads>::TempStorage& smem_scan_tmp() {
+    return *reinterpret_cast<typename sortlab::BlockScan<u64, Threads>::TempStorage*>(approx_smem);
+}
 
 struct Stage {
     SharedOffset* base;
@@ -671,10 +817,13 @@ approx_minmax(const KEY_T* __restrict__ keys, u64 n, Bits* mm, u32 aligned) {
 }
 
 // approx_minmax, and the number of keys whose rank (ordered bits xor flip) has each leading
-// LEAD_BITS bits, added to lead_hist[0, LEAD_BUCKETS) (zeroed before). Dynamic shared memory:
-// LEAD_BUCKETS u32 counters, so a block takes fewer than 2^32 keys (the host's grid ensures it).
+// LEAD_BITS bits, added to lead_hist[0, LEAD_BUCKETS) (zeroed before, 16-byte aligned); the last
+// block then makes the plan of the leading-bits path (plan_lead: `bins` bins, coarse_bounds and
+// the lead words; *done zeroed before). Dynamic shared memory: LEAD_BUCKETS u32 counters, so a
+// block takes fewer than 2^32 keys (the host's grid ensures it).
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u64* lead_hist, u32 aligned) {
+approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u64* lead_hist, u32 aligned,
+                   u32 bins, u64* coarse_bounds, u64* lead, u32* done) {
     u32* hist = reinterpret_cast<u32*>(approx_smem);
     for (u32 i = threadIdx.x; i < LEAD_BUCKETS; i += BLOCK_THREADS) hist[i] = 0;
     __syncthreads();
@@ -685,6 +834,8 @@ approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u
     publish_minmax<BLOCK_THREADS>(acc, mm);
     __syncthreads();
     add_counts(hist, LEAD_BUCKETS, lead_hist);
+    // (last_block's barrier ends the reads of hist, whose memory the plan's scan then reuses.)
+    if (last_block(done)) plan_lead<BLOCK_THREADS>(lead_hist, mm, flip, bins, coarse_bounds, lead, smem_scan_tmp<BLOCK_THREADS>());
 }
 
 // ---- Count kernels. counts[0..m) must be zero before the launch. ----
@@ -744,18 +895,32 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
     }
 }
 
+// With `done` non-null (a u32 zeroed before the launch), the last block then scans counts[0, m]
+// and matrix[0, matrix_len) (exclusive sums, in place): no scan launch of its own.
+__device__ __forceinline__ void scan_after_count(u32* done, u64* counts, u32 m, u64* matrix, u64 matrix_len) {
+    typedef sortlab::BlockScan<u64, BLOCK_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;  // (the dynamic counters may be fewer bytes)
+    if (done != nullptr && last_block(done)) {
+        scan_words<BLOCK_THREADS, 2>(counts, (u64)m + 1, tmp);
+        scan_words<BLOCK_THREADS, 2>(matrix, matrix_len, tmp);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u32 f, u32 coarse,
-                   u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip) {
+                   u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip, u32* done, u64 matrix_len) {
     if (skip != nullptr && *skip) return;
     count_chunks<EqualMap>(keys, n, MapArgs<EqualMap>{mm}, flip, m, f, coarse, chunk, split, counts, matrix);
+    scan_after_count(done, counts, m, matrix, matrix_len);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_sampled(const KEY_T* __restrict__ keys, u64 n, const Bits* splitters, Bits flip, u32 m, u32 f,
-                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip) {
+                     u32 coarse, u64 chunk, u32 split, u64* counts, u64* matrix, const u64* skip, u32* done,
+                     u64 matrix_len) {
     if (skip != nullptr && *skip) return;
     count_chunks<SampledMap>(keys, n, MapArgs<SampledMap>{splitters}, flip, m, f, coarse, chunk, split, counts,
                              matrix);
+    scan_after_count(done, counts, m, matrix, matrix_len);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_count_equal_global(const KEY_T* __restrict__ keys, u64 n, const Bits* mm, Bits flip, u32 m, u64* counts) {
@@ -1248,102 +1413,10 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 // LEAD_BITS bits, the coarse bins are equal-width ranges of them (rank >> shift), their totals
 // summed from a histogram of the leading bits taken with the min and max (approx_minmax_lead),
 // and the coarse pass claims places (as the fine pass) and counts the intervals itself: no
-// separate count pass over the keys (20 bytes a 4-byte key moved instead of 24). lead_plan's
-// flag says whether the path pays; where it does not (the ranks in too few buckets) the count
+// separate count pass over the keys (20 bytes a 4-byte key moved instead of 24). The plan's
+// flag (plan_lead, in approx_minmax_lead's last block) says whether the path pays; where it does not (the ranks in too few buckets) the count
 // and chunked coarse kernels run instead and approx_wide_lead returns at once: the choice stays
 // on the device. ----
-
-// Words [first, first + N) of p (those below len; 0 beyond) into x, by 16-byte vectors when all
-// are in range and `vec` (p 16-byte aligned; first is even).
-template <int N>
-__device__ __forceinline__ void load_run(const u64* p, u64 first, u64 len, bool vec, u64 (&x)[N]) {
-    if (vec && first + N <= len) {
-        const ulonglong2* v = reinterpret_cast<const ulonglong2*>(p + first);
-#pragma unroll
-        for (int j = 0; j < N / 2; ++j) {
-            const ulonglong2 q = v[j];
-            x[2 * j] = q.x;
-            x[2 * j + 1] = q.y;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) x[j] = first + j < len ? p[first + j] : 0;
-    }
-}
-
-// x into words [first, first + N) of p (those below len), as load_run reads them.
-template <int N>
-__device__ __forceinline__ void store_run(u64* p, u64 first, u64 len, bool vec, const u64 (&x)[N]) {
-    if (vec && first + N <= len) {
-        ulonglong2* v = reinterpret_cast<ulonglong2*>(p + first);
-#pragma unroll
-        for (int j = 0; j < N / 2; ++j) v[j] = make_ulonglong2(x[2 * j], x[2 * j + 1]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            if (first + j < len) p[first + j] = x[j];
-        }
-    }
-}
-
-// One block of LEAD_PLAN_THREADS. From the smallest and largest rank (mm: word 0 ~min, word 1
-// max, unflipped, as approx_minmax_lead leaves them): the smallest shift >= LEAD_SHIFT that spans
-// the ranks with at most `bins` bins of rank >> shift; coarse_bounds[0, bins] the exclusive scan
-// of the bins' totals (a bin's widths cover whole buckets: bin j starts at bucket
-// (base + j) << (shift - LEAD_SHIFT), and its bound is the scan of the bucket counts there);
-// lead[0] = 1 when the path pays (the shift is above LEAD_SHIFT, or at it the ranks still span
-// at least half the bins; else the keys lie in too few buckets for sqrt(m)-wide bins and the
-// chunked coarse pass runs), lead[1] the shift, lead[2] the smallest rank >> shift. (9 us on an
-// H100: a chain of loads, a block scan and stores.)
-static_assert(LEAD_BUCKETS % LEAD_PLAN_THREADS == 0, "the plan's threads divide the buckets");
-static_assert((LEAD_BUCKETS / LEAD_PLAN_THREADS) % 2 == 0, "the plan's runs are whole 16-byte vectors");
-extern "C" __global__ void __launch_bounds__(LEAD_PLAN_THREADS)
-lead_plan(const u64* lead_hist, const Bits* mm, Bits flip, u32 bins, u64* coarse_bounds, u64* lead) {
-    typedef sortlab::BlockScan<u64, LEAD_PLAN_THREADS> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    __shared__ u32 s_shift;
-    __shared__ Bits s_base;
-    const u32 tid = threadIdx.x;
-    // Each thread its run of consecutive buckets, loaded while thread 0 picks the shift (16-byte
-    // vectors: measured on an H100, the plan took 13 us when each thread loaded its 16 words one
-    // by one, every warp's load meeting 32 lines).
-    constexpr u32 per = LEAD_BUCKETS / LEAD_PLAN_THREADS;
-    u64 c[per];
-    load_run(lead_hist, (u64)tid * per, LEAD_BUCKETS, reinterpret_cast<u64>(lead_hist) % VECTOR_BYTES == 0, c);
-    u64 sum = 0;
-#pragma unroll
-    for (u32 j = 0; j < per; ++j) sum += c[j];
-    if (tid == 0) {
-        Bits lo, hi;
-        rank_range(mm[0], mm[1], flip, lo, hi);
-        u32 shift = LEAD_SHIFT;
-        while ((u64)((hi >> shift) - (lo >> shift)) + 1 > bins) ++shift;
-        const u64 used = (u64)((hi >> shift) - (lo >> shift)) + 1;
-        s_shift = shift;
-        s_base = lo >> shift;
-        lead[0] = (shift > (u32)LEAD_SHIFT || 2 * used >= bins) ? 1 : 0;
-        lead[1] = shift;
-        lead[2] = (u64)(lo >> shift);
-    }
-    u64 all;
-    u64 before = Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), all, tmp);  // (its barriers order s_*)
-    const u32 group = s_shift - LEAD_SHIFT;  // buckets a bin, log2 (< LEAD_BITS: bins >= 2)
-    const u64 base = (u64)s_base;
-    // Bins that start in this thread's buckets (below the first bin's bucket all are empty).
-#pragma unroll
-    for (u32 j = 0; j < per; ++j) {
-        const u32 u = tid * per + j;
-        const u64 first = (u64)(u >> group);
-        if ((u & ((1u << group) - 1)) == 0 && first >= base && first - base <= bins) {
-            coarse_bounds[first - base] = before;
-        }
-        before += c[j];
-    }
-    // Bins that start past the last bucket.
-    for (u32 j = tid; j <= bins; j += LEAD_PLAN_THREADS) {
-        if (((base + j) << group) >= (u64)LEAD_BUCKETS) coarse_bounds[j] = all;
-    }
-}
 
 // Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
 // kernels.rs); approx_wide_lead's interval counters follow.
@@ -1356,14 +1429,15 @@ __device__ __forceinline__ u32 wide_bytes(u32 bins) {
     return b;
 }
 
-// The coarse pass into the leading-bits bins (when lead[0], see lead_plan): tiles grid-stride,
+// The coarse pass into the leading-bits bins (when lead[0], see plan_lead): tiles grid-stride,
 // each tile's run of a bin claimed on top of coarse_bounds (coarse_claimed zeroed before), every
-// key counted in its interval (counts[0, m), zeroed before). Dynamic shared memory:
-// wide_bytes(bins), then m u32 interval counters; a block takes fewer than 2^32 keys.
+// key counted in its interval (counts[0, m], zeroed before), and by the last block (*done zeroed
+// before) the counts scanned into the interval bounds. Dynamic shared memory: wide_bytes(bins),
+// then m u32 interval counters; a block takes fewer than 2^32 keys.
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                  Bits flip, u32 m, u32 bins, const u64* coarse_bounds, Claim* coarse_claimed, u64* counts,
-                 const u64* lead, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
+                 const u64* lead, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, u32* done) {
     if (lead[0] == 0) return;
     u32* fine_hist = reinterpret_cast<u32*>(approx_smem + wide_bytes(bins));
     for (u32 i = threadIdx.x; i < m; i += WIDE_THREADS) fine_hist[i] = 0;
@@ -1375,6 +1449,9 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     scatter_wide<false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
                         vals_out, !HAS_VALUES);
     add_counts(fine_hist, m, counts);  // (scatter_wide ends with a barrier)
+    // The last block scans the counts into the interval bounds (counts[0, m], in place); its
+    // tiles are done with the shared memory (last_block's barrier ends add_counts' reads).
+    if (last_block(done)) scan_words<WIDE_THREADS, 8>(counts, (u64)m + 1, smem_scan_tmp<WIDE_THREADS>());
 }
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after
@@ -1924,46 +2001,13 @@ zero_words(u64* __restrict__ p0, u64 n0, u64* __restrict__ p1, u64 n1, u64* __re
 }
 
 // Exclusive sum scans of two small u64 arrays in place, a[0, na) then b[0, nb), by one block of
-// SCAN_SMALL_THREADS (the interval counts and the count matrix of a sort: one launch for both
-// instead of a device-wide scan each, whose fixed costs dominate at these lengths). Rounds of
-// SCAN_SMALL_THREADS * SCAN_SMALL_ITEMS elements, each thread a run of SCAN_SMALL_ITEMS
-// consecutive ones (16-byte vectors), summed in registers, then one block scan of the runs.
-// (Measured on an H100, 10,001 counts: 13.3 us when warp w took the round's w-th run of
-// 32 * SCAN_SMALL_ITEMS, lane l its elements j * 32 + l, scanned row by row with 64-bit
-// shuffles: ~1000 dependent instructions a warp.)
-#define SCAN_SMALL_ITEMS 8
-static_assert(SCAN_SMALL_ITEMS % 2 == 0, "runs of whole 16-byte vectors");
-// With `flag` non-null it runs only when *flag == want.
-extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS)
-scan_small(u64* a, u64 na, u64* b, u64 nb, const u64* flag, u32 want) {
-    if (flag != nullptr && *flag != want) return;
+// SCAN_SMALL_THREADS (scan_words; one launch for both instead of a device-wide scan each, whose
+// fixed costs dominate at these lengths).
+extern "C" __global__ void __launch_bounds__(SCAN_SMALL_THREADS) scan_small(u64* a, u64 na, u64* b, u64 nb) {
     typedef sortlab::BlockScan<u64, SCAN_SMALL_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;
-    for (int which = 0; which < 2; ++which) {
-        u64* p = which == 0 ? a : b;
-        const u64 len = which == 0 ? na : nb;
-        const bool vec = reinterpret_cast<u64>(p) % VECTOR_BYTES == 0;
-        u64 carry = 0;
-        for (u64 base = 0; base < len; base += SCAN_SMALL_THREADS * SCAN_SMALL_ITEMS) {
-            const u64 first = base + (u64)threadIdx.x * SCAN_SMALL_ITEMS;
-            u64 x[SCAN_SMALL_ITEMS];
-            load_run(p, first, len, vec, x);
-            u64 sum = 0;
-#pragma unroll
-            for (int j = 0; j < SCAN_SMALL_ITEMS; ++j) {
-                const u64 v = x[j];
-                x[j] = sum;
-                sum += v;
-            }
-            u64 total;
-            const u64 before = carry + Scan::exclusive_scan(sum, (u64)0, sortlab::Sum(), total, tmp);
-#pragma unroll
-            for (int j = 0; j < SCAN_SMALL_ITEMS; ++j) x[j] += before;
-            store_run(p, first, len, vec, x);
-            carry += total;
-            __syncthreads();
-        }
-    }
+    scan_words<SCAN_SMALL_THREADS, 8>(a, na, tmp);
+    scan_words<SCAN_SMALL_THREADS, 8>(b, nb, tmp);
 }
 
 // dst[0, n) = src[0, n), keys and (with HAS_VALUES) values.

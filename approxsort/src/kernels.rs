@@ -27,7 +27,6 @@ pub fn module_defines<K: SortKey>(
         .set("LEAD_BITS", LEAD_BITS)
         .set("SPLIT_TABLE_BITS", SPLIT_TABLE_BITS)
         .set("SCAN_SMALL_THREADS", SCAN_SMALL_THREADS)
-        .set("LEAD_PLAN_THREADS", LEAD_PLAN_THREADS)
 }
 
 /// Whether positions `0..n` fit the 32-bit shared offsets.
@@ -161,24 +160,12 @@ impl Kernels {
     /// [`SCAN_SMALL_MAX`]) in place, by one block.
     /// With `gate = Some((flag, want))` the scan runs only when the device word `flag`
     /// (a `u64`) holds `want`.
-    pub(crate) fn scan_small(
-        &self,
-        a: (u64, usize),
-        b: (u64, usize),
-        gate: Option<(u64, u32)>,
-    ) -> Result<()> {
+    pub(crate) fn scan_small(&self, a: (u64, usize), b: (u64, usize)) -> Result<()> {
         debug_assert!(a.1 <= SCAN_SMALL_MAX && b.1 <= SCAN_SMALL_MAX);
-        let (flag, want) = gate.unwrap_or((0, 0));
         let mut args = KernelArgs::new();
-        args.push(a.0)
-            .push(a.1 as u64)
-            .push(b.0)
-            .push(b.1 as u64)
-            .push(flag)
-            .push(want);
-        // SAFETY: `scan_small(u64*, u64, u64*, u64, const u64*, u32)`: reads and writes
-        // a[0..na) and b[0..nb), which the caller's ranges hold, and reads the flag word when
-        // given; one block of SCAN_SMALL_THREADS.
+        args.push(a.0).push(a.1 as u64).push(b.0).push(b.1 as u64);
+        // SAFETY: `scan_small(u64*, u64, u64*, u64)`: reads and writes a[0..na) and b[0..nb),
+        // which the caller's ranges hold; one block of SCAN_SMALL_THREADS.
         unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
     }
 }
@@ -197,17 +184,15 @@ const SPLIT_TABLE_BITS: u32 = 12;
 /// Buckets of the sampled map's table (approx.cu's `SPLIT_TABLE`).
 pub(crate) const SPLIT_TABLE: usize = 1 << SPLIT_TABLE_BITS;
 
-/// The most coarse bins of the leading-bits path (the host's limit: `lead_plan` takes any).
+/// The most coarse bins of the leading-bits path (the host's limit: the plan takes any).
 pub(crate) const LEAD_MAX_BINS: usize = 1024;
 
 /// Threads of `scan_small` (`SCAN_SMALL_THREADS`).
 const SCAN_SMALL_THREADS: u32 = 1024;
 
-/// Threads of `lead_plan` (`LEAD_PLAN_THREADS`; a divisor of [`LEAD_BUCKETS`]).
-pub(crate) const LEAD_PLAN_THREADS: u32 = 1024;
-
-/// The longest array [`Kernels::scan_small`] scans: 8 rounds of its block's 8192 words, a few
-/// microseconds; longer ones take sortlab-primitives' device-wide scan.
+/// The longest array [`Kernels::scan_small`] (or a count pass's last block) scans: 8 rounds of a
+/// 1024-thread block's 8192 words, a few microseconds; longer ones take sortlab-primitives'
+/// device-wide scan.
 pub(crate) const SCAN_SMALL_MAX: usize = 1 << 16;
 
 /// The value type's CUDA name and size (`None` for keys only).

@@ -10,7 +10,7 @@ use sortlab_primitives::{
 };
 
 use crate::kernels::{value_type, Kernels};
-use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, LEAD_PLAN_THREADS, SCAN_SMALL_MAX, SPLIT_TABLE};
+use crate::kernels::{LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX, SPLIT_TABLE};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::result::{ApproxPath, ApproxResult};
@@ -275,11 +275,16 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
 }
 
 /// Words of the leading-bits path's device data: the bucket counts, the coarse bounds
-/// (`coarse + 1`), the coarse claims (`coarse`), lead_plan's three words (flag, shift, base).
+/// (`coarse + 1`), the coarse claims (`coarse`), the plan's three words (flag, shift, base).
 fn lead_words(coarse: usize) -> usize {
-    // (one word of room to start the bucket counts 16-byte aligned: lead_plan loads vectors)
+    // (one word of room to start the bucket counts 16-byte aligned: the plan loads vectors)
     1 + LEAD_BUCKETS + (coarse + 1) + coarse + 3
 }
+
+/// Words after the count matrix that count the blocks done of the kernels whose last block
+/// ends a step (`last_block` in `approx.cu`): the min-max pass's (the leading-bits plan), the
+/// count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts).
+const DONE_WORDS: usize = 3;
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
 /// (the chunked fallback's count matrix `matrix_len` words): long enough an input, both scans
@@ -314,7 +319,7 @@ fn lead_shared_bytes(kern: &Kernels, coarse: usize, m: usize) -> usize {
 struct Lead {
     /// The most coarse bins.
     coarse: usize,
-    /// Device addresses: bucket counts, coarse bounds, coarse claims, lead_plan's words (the
+    /// Device addresses: bucket counts, coarse bounds, coarse claims, the plan's words (the
     /// first, 0 or 1, is the flag the gated kernels read).
     hist: u64,
     bounds: u64,
@@ -486,15 +491,22 @@ fn run<K: SortKey>(
         } => (coarse * grid + 1, lead.then_some(coarse)),
         _ => (0, None),
     };
-    // The count matrix, then (leading-bits path) its device data.
+    // Whether the counts and the count matrix are short enough for one block's scan (always on
+    // the leading-bits path: lead_fits), which then ends the count pass (its last block).
+    let small_scans = m < SCAN_SMALL_MAX && matrix_len <= SCAN_SMALL_MAX;
+    // The count matrix, the counters of blocks done (where one block scans; the device-wide
+    // scan takes the matrix buffer whole), then (leading-bits path) its device data.
     let lead_len = lead.map_or(0, lead_words);
-    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
+    let done_len = if small_scans { DONE_WORDS } else { 0 };
+    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + done_len + lead_len)?;
     kern.zero_words(&[
         (ws + layout.claimed as u64, m + 2),
         (boundaries.ptr().addr(), m + 1),
-        (matrix.ptr().addr(), matrix_len + lead_len),
+        (matrix.ptr().addr(), matrix.len()),
     ])?;
-    let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
+    let done = |i: usize| matrix.ptr().addr() + 8 * (matrix_len + i) as u64;
+    let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
+    let lead = lead.map(|coarse| Lead::at(coarse, done(done_len)));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
     let flip = flip_of::<K>(opts.order).to_u64();
@@ -512,16 +524,23 @@ fn run<K: SortKey>(
                     .push(mm)
                     .push(flip)
                     .push(l.hist)
-                    .push((keys_in % 16 == 0) as u32);
+                    .push((keys_in % 16 == 0) as u32)
+                    .push(l.coarse as u32)
+                    .push(l.bounds)
+                    .push(l.flag)
+                    .push(minmax_done);
                 let fit = blocks_that_fit(gpu, LEAD_BUCKETS * 4, p.blocks_per_sm) as usize;
                 // Fewer than 2^32 keys a block (lead_fits: n < SMs * 2^32).
                 let grid = (kern.sms() * fit)
                     .min(n.div_ceil(p.block_threads as usize))
                     .max(1);
-                // SAFETY: `approx_minmax_lead(const KEY_T*, u64, Bits*, Bits, u64*, u32)`: reads
-                // keys[0..n) (vectors only when aligned), writes 2 Bits at `mm` and adds to the
-                // LEAD_BUCKETS zeroed words at `hist`; LEAD_BUCKETS u32 of dynamic shared memory
-                // (fits: lead_fits).
+                // SAFETY: `approx_minmax_lead(const KEY_T*, u64, Bits*, Bits, u64*, u32, u32,
+                // u64*, u64*, u32*)`: reads keys[0..n) (vectors only when aligned), writes 2 Bits
+                // at `mm` and adds to the LEAD_BUCKETS zeroed words at `hist` (16-byte aligned);
+                // its last block (the done word zeroed) writes coarse + 1 bounds (2 <= coarse <=
+                // LEAD_MAX_BINS) and the plan's three words, all inside the lead data;
+                // LEAD_BUCKETS u32 of dynamic shared memory (fits: lead_fits; the plan's scan
+                // storage reuses it).
                 unsafe {
                     kern.launch(
                         "approx_minmax_lead",
@@ -531,18 +550,6 @@ fn run<K: SortKey>(
                         &args,
                     )?
                 };
-                let mut args = KernelArgs::new();
-                args.push(l.hist)
-                    .push(mm)
-                    .push(flip)
-                    .push(l.coarse as u32)
-                    .push(l.bounds)
-                    .push(l.flag);
-                // SAFETY: `lead_plan(const u64*, const Bits*, Bits, u32, u64*, u64*)`: one block
-                // of LEAD_PLAN_THREADS; reads the LEAD_BUCKETS counts and the min
-                // and max, writes coarse + 1 bounds (2 <= coarse <= LEAD_MAX_BINS) and its three
-                // words, all inside the lead data.
-                unsafe { kern.launch("lead_plan", 1, LEAD_PLAN_THREADS, 0, &args)? };
                 mm
             }
             (ApproxVariant::Fast, None) => {
@@ -608,21 +615,15 @@ fn run<K: SortKey>(
     };
     let stride_grid = kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM);
     // Exclusive scans of the counts and the matrix (its first `matrix_len` words): one small
-    // launch where both are short (always on the leading-bits path, whose scans are gated by
-    // its flag: `gate`).
-    let scan = |boundaries: &mut DeviceBuffer<u64>,
-                matrix: &mut DeviceBuffer<u64>,
-                matrix_len: usize,
-                gate: Option<(u64, u32)>| {
-        let a = boundaries.len();
-        if a <= SCAN_SMALL_MAX && matrix_len <= SCAN_SMALL_MAX {
+    // launch where both are short (`small_scans`).
+    let scan = |boundaries: &mut DeviceBuffer<u64>, matrix: &mut DeviceBuffer<u64>| {
+        if small_scans {
             return kern.scan_small(
-                (boundaries.ptr().addr(), a),
+                (boundaries.ptr().addr(), boundaries.len()),
                 (matrix.ptr().addr(), matrix_len),
-                gate,
             );
         }
-        debug_assert!(gate.is_none() && matrix.len() == matrix_len);
+        debug_assert!(matrix.len() == matrix_len);
         for buf in [boundaries, matrix] {
             if !buf.is_empty() {
                 scan_in_place(
@@ -663,7 +664,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries, &mut matrix, matrix_len, None)?;
+            scan(&mut boundaries, &mut matrix)?;
             phases.mark("scan");
             let mut args = KernelArgs::new();
             args.push(keys_in)
@@ -700,7 +701,7 @@ fn run<K: SortKey>(
                 )?
             };
             phases.mark("count");
-            scan(&mut boundaries, &mut matrix, matrix_len, None)?;
+            scan(&mut boundaries, &mut matrix)?;
             phases.mark("scan");
             let mut args = scatter_args(keys_in, io.vals_in);
             args.push(counts)
@@ -748,13 +749,16 @@ fn run<K: SortKey>(
                 .push(split as u32)
                 .push(counts)
                 .ptr(matrix.ptr())
-                .push(skip);
+                .push(skip)
+                .push(if small_scans { count_done } else { 0 })
+                .push(matrix_len as u64);
             // SAFETY: `approx_count_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
-            // u32, u32, u64, u32, u64*, u64*, const u64*)`: block b reads its part of chunk /
-            // split keys (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b / split]
-            // for j < coarse (the matrix holds coarse * grid + 1 words, zeroed); m u32 counts of
-            // dynamic shared memory (fits: plan); returns at once when the skip word (null, or
-            // the lead flag) is non-zero.
+            // u32, u32, u64, u32, u64*, u64*, const u64*, u32*, u64)`: block b reads its part of
+            // chunk / split keys (inside 0..n), adds to counts[0..m) and to matrix[j * grid + b /
+            // split] for j < coarse (the matrix holds coarse * grid + 1 words, zeroed); with the
+            // done word (zeroed) its last block scans counts[0..=m] and matrix[0..matrix_len) in
+            // place; m u32 counts of dynamic shared memory (fits: plan); returns at once when
+            // the skip word (null, or the lead flag) is non-zero.
             unsafe {
                 kern.launch(
                     &format!("approx_count_{mode}"),
@@ -764,14 +768,13 @@ fn run<K: SortKey>(
                     &args,
                 )?
             };
-            phases.mark("count");
-            scan(
-                &mut boundaries,
-                &mut matrix,
-                matrix_len,
-                lead.map(|l| (l.flag, 0)),
-            )?;
-            phases.mark("scan");
+            if !small_scans {
+                phases.mark("count");
+                scan(&mut boundaries, &mut matrix)?;
+                phases.mark("scan");
+            } else {
+                phases.mark("count and scan");
+            }
             let two = f > 1;
             let (coarse_k, coarse_v) = if two {
                 (io.tmp_keys, io.tmp_vals)
@@ -819,19 +822,20 @@ fn run<K: SortKey>(
                     .push(counts)
                     .push(l.flag)
                     .push(coarse_k)
-                    .push(coarse_v);
+                    .push(coarse_v)
+                    .push(lead_done);
                 // SAFETY: `approx_wide_lead(const KEY_T*, const Value*, u64, const Bits*, Bits,
-                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*)`:
-                // runs only when lead_plan raised the flag (then the chunked coarse pass did
+                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*, u32*)`:
+                // runs only when the plan raised the flag (then the chunked coarse pass did
                 // not); bin j receives exactly its count at bounds[j] .. bounds[j + 1] of the
                 // intermediate buffer (n keys, not overlapping the input), claims zeroed; adds
-                // each key to counts[0..m) (zeroed, the count pass skipped); shared memory as
-                // lead_shared_bytes (fits: lead_fits); fewer than 2^32 keys a block (grid >=
-                // SMs, n < SMs * 2^32).
+                // each key to counts[0..m) (zeroed, the count pass skipped) and its last block
+                // (the done word zeroed) scans counts[0..=m] in place; shared memory as
+                // lead_shared_bytes (fits: lead_fits; the scan's storage reuses it); fewer than
+                // 2^32 keys a block (grid >= SMs, n < SMs * 2^32).
                 unsafe {
                     kern.launch("approx_wide_lead", lead_grid as u32, threads, shared, &args)?
                 };
-                scan(&mut boundaries, &mut matrix, 0, Some((l.flag, 1)))?;
                 phases.mark("lead coarse scatter and scan");
             }
             drop(matrix);
