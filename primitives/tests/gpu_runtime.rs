@@ -105,6 +105,25 @@ fn compile_launch_and_limits() {
     // The memory cache returns the same module.
     let m2 = g.module(&TEST_KERNEL, &defines).unwrap();
     assert!(std::sync::Arc::ptr_eq(&m, &m2));
+    // A caller's key finds the same module; its defines are built once a key.
+    let mut built = 0;
+    for _ in 0..3 {
+        let k = g
+            .module_keyed(&TEST_KERNEL, ("offset", 5u32), || {
+                built += 1;
+                defines.clone()
+            })
+            .unwrap();
+        assert!(std::sync::Arc::ptr_eq(&m, &k));
+    }
+    let other = g
+        .module_keyed(&TEST_KERNEL, ("offset", 6u32), || {
+            built += 1;
+            sortlab_primitives::Defines::new().set("OFFSET", 6)
+        })
+        .unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&m, &other));
+    assert_eq!(built, 2);
     let k = m.kernel("iota_plus").unwrap();
     let n = 100_000usize;
     let out = DeviceBuffer::<u32>::alloc(&g, n).unwrap();

@@ -1,6 +1,8 @@
 //! The `Gpu` handle: one device, its context, a stream, and the module cache.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
@@ -55,12 +57,18 @@ impl DeviceInfo {
 /// Memory-cache key: source address and length, and the defines.
 type ModuleKey = (usize, usize, Defines);
 
+/// The caller-keyed cache of [`Gpu::module_keyed`]: source address and length, the key's type
+/// and hash, then every key of that hash with its module.
+type KeyedModules =
+    HashMap<(usize, usize, TypeId, u64), Vec<(Box<dyn Any + Send + Sync>, Arc<Module>)>>;
+
 pub(crate) struct GpuInner {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
     info: DeviceInfo,
     nvrtc: Mutex<Option<(u32, u32)>>,
     modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
+    keyed: Mutex<KeyedModules>,
     /// Whether buffers come from the device's stream-ordered memory pool (cuMemAllocAsync).
     pub(crate) async_alloc: bool,
     disk_cache: Option<std::path::PathBuf>,
@@ -147,6 +155,7 @@ impl Gpu {
                 info,
                 nvrtc: Mutex::new(None),
                 modules: Mutex::new(HashMap::new()),
+                keyed: Mutex::new(HashMap::new()),
                 async_alloc,
                 disk_cache: cache::disk_cache_dir(),
             }),
@@ -198,6 +207,55 @@ impl Gpu {
         let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
         let module = Arc::new(self.load_or_compile(src, defines, &arch, key)?);
         self.lock_modules().insert(fast_key, module.clone());
+        Ok(module)
+    }
+
+    /// [`Gpu::module`] looked up by a key of the caller's instead of the defines: `defines` is
+    /// called only the first time a (source, key) pair is seen. For launch paths where building
+    /// and hashing the defines would cost more than the work queued (a few microseconds on
+    /// every call); `key` must determine the defines.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use sortlab_primitives::{Defines, Gpu, KernelSource};
+    /// static SRC: KernelSource = KernelSource::new(
+    ///     "double_it.cu",
+    ///     r#"extern "C" __global__ void double_it(unsigned* x) { x[threadIdx.x] *= SCALE; }"#,
+    /// );
+    /// let gpu = Gpu::new(0)?;
+    /// let scale = 2u32;
+    /// let m = gpu.module_keyed(&SRC, scale, || Defines::new().set("SCALE", scale))?;
+    /// assert!(std::sync::Arc::ptr_eq(&m, &gpu.module_keyed(&SRC, scale, || unreachable!())?));
+    /// # Ok::<(), sortlab_primitives::Error>(())
+    /// ```
+    pub fn module_keyed<Q: Hash + Eq + Send + Sync + 'static>(
+        &self,
+        src: &KernelSource,
+        key: Q,
+        defines: impl FnOnce() -> Defines,
+    ) -> Result<Arc<Module>> {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        let slot = (
+            src.code.as_ptr() as usize,
+            src.code.len(),
+            TypeId::of::<Q>(),
+            h.finish(),
+        );
+        let lock = || self.inner.keyed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(list) = lock().get(&slot) {
+            if let Some((_, m)) = list
+                .iter()
+                .find(|(k, _)| k.downcast_ref::<Q>() == Some(&key))
+            {
+                return Ok(m.clone());
+            }
+        }
+        let module = self.module(src, &defines())?;
+        lock()
+            .entry(slot)
+            .or_default()
+            .push((Box::new(key), module.clone()));
         Ok(module)
     }
 
