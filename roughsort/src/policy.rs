@@ -23,7 +23,7 @@ const RADIUS_MIN_BLOCKS_8B: u32 = 3;
 
 /// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`,
 /// `ONEPASS_MIN_BLOCKS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RadiusPolicy {
     /// Threads per block (a power of two).
     pub block_threads: u32,
@@ -92,7 +92,7 @@ const SORT_MIN_BLOCKS_4B_KEYS: u32 = 3;
 
 /// Launch policy of `sort.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `MERGE_THREADS`,
 /// `MERGE_ITEMS`, `WINDOW_MIN_BLOCKS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SortPolicy {
     /// Threads of the window kernel (a multiple of 32).
     pub block_threads: u32,

@@ -121,10 +121,10 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
     let key = &job.key;
     let vsize = job.value_size();
     let digits = policy.digits() as u64;
-    let module = gpu.module(
-        &ONESWEEP_SOURCE,
-        &job.word_defines().extend(&policy.pass_defines()),
-    )?;
+    // (Keyed by what the defines are made of: no defines built and hashed on every call.)
+    let module = gpu.module_keyed(&ONESWEEP_SOURCE, (job.words(), *policy), || {
+        job.word_defines().extend(&policy.pass_defines())
+    })?;
     let util = job::util_module(gpu)?;
     let histogram = module.kernel("onesweep_histogram")?;
     let plan_kernel = module.kernel("onesweep_plan")?;
@@ -279,10 +279,9 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
 
 /// The one-block sort: n <= policy.small_max().
 fn small(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
-    let module = gpu.module(
-        &SMALL_SOURCE,
-        &job.word_defines().extend(&policy.small_defines()),
-    )?;
+    let module = gpu.module_keyed(&SMALL_SOURCE, (job.words(), *policy), || {
+        job.word_defines().extend(&policy.small_defines())
+    })?;
     let kernel = module.kernel("radix_small")?;
     let key = &job.key;
     let mut args = KernelArgs::new();

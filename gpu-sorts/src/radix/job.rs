@@ -46,10 +46,21 @@ impl Job {
 
     /// `KEY_WORD`, `VALUE_WORD` and `PAIRS`.
     pub fn word_defines(&self) -> Defines {
+        let (key, value, pairs) = self.words();
         Defines::new()
-            .set("KEY_WORD", self.key.word)
-            .set("VALUE_WORD", self.value.map_or("unsigned int", |v| v.word))
-            .set("PAIRS", self.value.is_some() as u32)
+            .set("KEY_WORD", key)
+            .set("VALUE_WORD", value)
+            .set("PAIRS", pairs as u32)
+    }
+
+    /// What [`Job::word_defines`] is made of: the key's and the value's CUDA words and whether
+    /// values travel (a module cache key).
+    pub fn words(&self) -> (&'static str, &'static str, bool) {
+        (
+            self.key.word,
+            self.value.map_or("unsigned int", |v| v.word),
+            self.value.is_some(),
+        )
     }
 }
 
@@ -92,7 +103,7 @@ pub(crate) fn util_defines() -> Defines {
 
 /// The housekeeping module.
 pub(crate) fn util_module(gpu: &Gpu) -> Result<Arc<Module>> {
-    gpu.module(&UTIL_SOURCE, &util_defines())
+    gpu.module_keyed(&UTIL_SOURCE, (), util_defines)
 }
 
 fn util_grid(gpu: &Gpu, items: u64) -> LaunchConfig {

@@ -92,7 +92,9 @@ struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     fn new<K: SortKey>(gpu: &'a Gpu, n: usize, order: Order) -> Result<Self> {
         let policy = RadiusPolicy::for_device(gpu, K::SIZE);
-        let module = gpu.module(&SOURCE, &module_defines::<K>(&policy))?;
+        let module = gpu.module_keyed(&SOURCE, (std::any::TypeId::of::<K>(), policy), || {
+            module_defines::<K>(&policy)
+        })?;
         let tile = policy.tile();
         Ok(Ctx {
             gpu,

@@ -341,7 +341,12 @@ fn sort_with<K: SortKey, V: SortValue>(
     let value_size = values.as_ref().map(|_| V::SIZE);
     let policy = SortPolicy::for_device(gpu, K::SIZE, value_size.unwrap_or(0));
     let value_type = values.as_ref().map(|_| V::CUDA_TYPE);
-    let module = gpu.module(&SOURCE, &module_defines::<K>(value_type, &policy))?;
+    // (Keyed by what the defines are made of: no defines built and hashed on every call.)
+    let module = gpu.module_keyed(
+        &SOURCE,
+        (std::any::TypeId::of::<K>(), value_type, policy),
+        || module_defines::<K>(value_type, &policy),
+    )?;
     let ctx = SortCtx {
         gpu,
         module,
