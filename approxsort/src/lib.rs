@@ -71,27 +71,30 @@
 //! NVIDIA H100 80GB HBM3, `scripts/bench-gpu approxsort` with `--type u32 --sizes 20,24,28
 //! --reps 5` (whole calls, CUDA events), uniform `u32` keys in `0..2^31` (values: `u32`),
 //! 10,000 intervals, DeviceRadixSort of CUB 3.0.1 (CUDA 13) in the same run, milliseconds
-//! (ratio: CUB's time over ours; 2026-11-24, commit 7bad695):
+//! (ratio: CUB's time over ours; 2026-11-25, commit 3389706):
 //!
 //! | n | approx keys | CUB SortKeys | ratio | approx pairs | CUB SortPairs | ratio | sampled keys / pairs (ratio) |
 //! |---|---|---|---|---|---|---|---|
-//! | 2^20 | 0.081 | 0.083 | 1.03 | 0.095 | 0.096 | 1.02 | 0.260 / 0.257 (0.32 / 0.37) |
-//! | 2^24 | 0.238 | 0.473 | 1.98 | 0.350 | 0.608 | 1.74 | 0.577 / 0.710 (0.82 / 0.86) |
-//! | 2^28 | 2.20 | 6.38 | **2.91** | 4.06 | 8.59 | **2.12** | 5.47 / 7.73 (1.17 / 1.11) |
+//! | 2^20 | 0.069 | 0.089 | 1.28 | 0.082 | 0.095 | 1.17 | 0.230 / 0.234 (0.39 / 0.41) |
+//! | 2^24 | 0.226 | 0.477 | 2.11 | 0.337 | 0.609 | 1.81 | 0.566 / 0.698 (0.84 / 0.87) |
+//! | 2^28 | 2.163 | 6.401 | **2.96** | 4.018 | 8.491 | **2.11** | 5.50 / 7.79 (1.16 / 1.09) |
 //!
-//! ([`ApproxVariant::Paper`] 26.2 ms keys, 48.1 pairs at 2^28; sampled intervals and
-//! [`refine`], a full sort, 14.6 ms.) The targets, 3x SortKeys and 2.5x SortPairs at
-//! 2^28, are not met: keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a
-//! key), and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two
-//! scatter passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much. The same call alone in
-//! a short run (the ignored test `bench_mid_sizes` of `tests/gpu_approx.rs`, 2^28) takes 2.15 to
-//! 2.18 ms (2.13 to 2.14 a call when ten are queued back to back): the bench command's longer
-//! run, after the paper variant's heavy passes, measures about 2% more for the same code.
+//! ([`ApproxVariant::Paper`] 26.5 ms keys, 48.1 pairs at 2^28; sampled intervals and
+//! [`refine`], a full sort, 14.7 ms. CUB's 2^20 rows vary between runs: 0.082 / 0.097 in
+//! another run of the same day.) The targets, 3x SortKeys and 2.5x SortPairs at 2^28,
+//! are not met: keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a key),
+//! and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two scatter
+//! passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much. The same call alone in a short
+//! run (the ignored test `bench_mid_sizes` of `tests/gpu_approx.rs`, 2^28) takes 2.13 to 2.17 ms
+//! between runs (2.131 to 2.145 a call when ten are queued back to back: the device's time; the
+//! rest is the host's before the first kernel, about 20 us of driver calls when the device is
+//! idle).
 //!
-//! At 2^28 keys (kernel times under Nsight Compute, b606985): min-max with the leading-bits
-//! histogram 0.35 ms (91% of the DRAM peak; a copy of the keys takes 0.72 ms, so a read 0.36),
-//! its plan 0.013, three fallback kernels that return at once 0.003 each, coarse pass with the
-//! interval counts 0.91, scan 0.013, fine pass 0.87. Both scatter passes keep the DRAM 70-72%
+//! At 2^28 keys (kernel times under Nsight Compute, 7afe875): min-max with the leading-bits
+//! histogram and, in its last block, the plan 0.36 ms (a copy of the keys takes 0.72 ms, so a
+//! read 0.36), two fallback kernels that return at once 0.003 each, the coarse pass with the
+//! interval counts and, in its last block, their scan 0.91, the fine pass 0.86, the zeroing
+//! 0.003. Both scatter passes keep the DRAM 70-72%
 //! busy; their warps wait mostly on shared memory (the rank atomics, the staging slots' reads,
 //! the write-out's two reads a key), one 28-warp block an SM between four barriers a tile. What
 //! brought the passes here, in order: each wide tile scanning only its own bins (the fine pass
@@ -104,7 +107,11 @@
 //! before the block scan and its place used only after the staging, so the round trip to L2 no
 //! longer holds every warp at a barrier (`bench_mid_sizes`, 2^28: 2.185 -> 2.140 ms a call back
 //! to back, 2.198 -> 2.155-2.177 alone; pairs 4.06 -> 4.00), and the plan and the scan reading
-//! 16-byte vectors (13 -> 9 us each). Pairs take 4.0 ms: the values double the
+//! 16-byte vectors (13 -> 9 us each), then (7afe875) the plan and the scans done by the last
+//! block of the pass before them (three launches fewer on the leading-bits path, one on the
+//! chunked path) and (e6d0ad6) the module found by a key instead of its defines
+//! ([`sortlab_primitives::Gpu::module_keyed`]): 2^20 keys 0.080 -> 0.069 ms, 2^24 0.231 ->
+//! 0.226, 2^28 2.167 -> 2.163 (bench-gpu runs). Pairs take 4.0 ms: the values double the
 //! bytes of both passes. Other interval counts (commit bcd6258, before the leading-bits bins
 //! and the 896 x 24 tiles): 100 intervals (one staged pass) 2.58 ms keys, 3.62 pairs; 1000
 //! (wide, two passes) 2.47, 4.26; 40,000 (staged two passes, no room for the wide tiles) 5.55;
