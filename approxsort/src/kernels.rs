@@ -162,8 +162,6 @@ impl Kernels {
 
     /// Exclusive sum scans of `a` and `b` (`u64` words, `(address, len)` each, both at most
     /// [`SCAN_SMALL_MAX`]) in place, by one block.
-    /// With `gate = Some((flag, want))` the scan runs only when the device word `flag`
-    /// (a `u64`) holds `want`.
     pub(crate) fn scan_small(&self, a: (u64, usize), b: (u64, usize)) -> Result<()> {
         debug_assert!(a.1 <= SCAN_SMALL_MAX && b.1 <= SCAN_SMALL_MAX);
         let mut args = KernelArgs::new();

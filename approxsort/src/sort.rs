@@ -504,6 +504,8 @@ fn run<K: SortKey>(
         (boundaries.ptr().addr(), m + 1),
         (matrix.ptr().addr(), matrix.len()),
     ])?;
+    // (The done words exist only with small_scans, which the leading-bits path implies.)
+    debug_assert!(lead.is_none() || small_scans);
     let done = |i: usize| matrix.ptr().addr() + 8 * (matrix_len + i) as u64;
     let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
     let lead = lead.map(|coarse| Lead::at(coarse, done(done_len)));
