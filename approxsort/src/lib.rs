@@ -81,8 +81,10 @@
 //!
 //! ([`ApproxVariant::Paper`] 26.5 ms keys, 48.1 pairs at 2^28; sampled intervals and
 //! [`refine`], a full sort, 14.7 ms. CUB's 2^20 rows vary between runs: 0.082 / 0.097 in
-//! another run of the same day.) The targets, 3x SortKeys and 2.5x SortPairs at 2^28,
-//! are not met: keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a key),
+//! another run of the same day. A second run at 2f0329b, the same kernels: 2^28 keys 2.140
+//! against 6.413, **2.996**, pairs 4.027 against 8.472, 2.10; 2^24 2.15 / 1.80; 2^20 1.28 /
+//! 1.19.) The targets, 3x SortKeys and 2.5x SortPairs at 2^28, are not met (keys at the
+//! edge of the run-to-run spread): keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a key),
 //! and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two scatter
 //! passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much. The same call alone in a short
 //! run (the ignored test `bench_mid_sizes` of `tests/gpu_approx.rs`, 2^28) takes 2.13 to 2.17 ms
