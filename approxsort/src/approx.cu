@@ -67,6 +67,7 @@
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/last_block.cuh"
 #include "sortlab/block/block_radix_sort.cuh"
 
 #ifndef KEY_T
@@ -353,11 +354,12 @@ extern __shared__ __align__(16) unsigned char approx_smem[];
 
 __device__ __forceinline__ u32* count_hist() { return reinterpret_cast<u32*>(approx_smem); }
 
-// ---- Runs of words, the last block of a grid, and the small scans and plans it does. ----
+// ---- Runs of words, and the small scans and plans that a grid's last block
+// (sortlab/block/last_block.cuh) does. ----
 
 // Words [first, first + N) of p (those below len; 0 beyond) into x, by 16-byte vectors when all
 // are in range and `vec` (p 16-byte aligned; first is even). Loads bypass L1 (ld.global.cg):
-// the words may come from other blocks of the same kernel (last_block).
+// the words may come from other blocks of the same kernel (sortlab::last_block).
 template <int N>
 __device__ __forceinline__ void load_run(const u64* p, u64 first, u64 len, bool vec, u64 (&x)[N]) {
     if (vec && first + N <= len) {
@@ -389,23 +391,6 @@ __device__ __forceinline__ void store_run(u64* p, u64 first, u64 len, bool vec, 
     }
 }
 
-// Whether this block is the last of its grid to get here: every thread of every block calls it
-// once, after the block's writes to global memory that the last block reads; *done (a u32,
-// zeroed before the launch) counts the blocks. In the last block those writes of every block
-// are visible (threadFenceReduction's pattern; read them with L1 bypassed, as load_run does). So
-// a small step that needs a whole pass's results (a plan, a scan) runs at the pass's end
-// instead of as a launch of its own (on an H100, a one-block kernel after a pass cost 9-10 us,
-// its own work about a third of that).
-__device__ __forceinline__ bool last_block(u32* done) {
-    __threadfence();
-    __syncthreads();
-    u32 prev = 0;
-    if (threadIdx.x == 0) prev = atomicAdd(done, 1u);
-    const bool last = __syncthreads_or(threadIdx.x == 0 && prev == gridDim.x - 1) != 0;
-    if (last) __threadfence();
-    return last;
-}
-
 // Exclusive sum scan of p[0, len) in place by one block of Threads (all call): rounds of
 // Threads * Run words, each thread a run of Run consecutive ones (16-byte vectors) summed in
 // registers, then one block scan of the runs. (Measured on an H100, 10,001 counts: 13.3 us as a
@@ -413,7 +398,8 @@ __device__ __forceinline__ bool last_block(u32* done) {
 // scanned row by row with 64-bit shuffles, ~1000 dependent instructions a warp; 9.9 us with
 // Threads 1024, Run 8.) Kernels bound to 32 registers a thread take Run 2.
 template <int Threads, int Run>
-__device__ __forceinline__ void scan_words(u64* p, u64 len, typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {
+__device__ __forceinline__ void scan_words(u64* p, u64 len,
+                                           typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {
     static_assert(Run % 2 == 0, "runs of whole 16-byte vectors");
     typedef sortlab::BlockScan<u64, Threads> Scan;
     const bool vec = reinterpret_cast<u64>(p) % VECTOR_BYTES == 0;
@@ -497,7 +483,8 @@ __device__ __forceinline__ void plan_lead(const u64* lead_hist, const Bits* mm, 
 
 // Block scan temporary storage in the dynamic shared memory (a kernel's last block, once its
 // tiles are done with it; the kernel's dynamic shared memory must hold it).
-template <int Threads> __device__ __forceinline__ typename sortlab::BlockScan<u64, Threads>::TempStorage& smem_scan_tmp() {
+template <int Threads>
+__device__ __forceinline__ typename sortlab::BlockScan<u64, Threads>::TempStorage& smem_scan_tmp() {
     return *reinterpret_cast<typename sortlab::BlockScan<u64, Threads>::TempStorage*>(approx_smem);
 }
 
@@ -835,7 +822,9 @@ approx_minmax_lead(const KEY_T* __restrict__ keys, u64 n, Bits* mm, Bits flip, u
     __syncthreads();
     add_counts(hist, LEAD_BUCKETS, lead_hist);
     // (last_block's barrier ends the reads of hist, whose memory the plan's scan then reuses.)
-    if (last_block(done)) plan_lead<BLOCK_THREADS>(lead_hist, mm, flip, bins, coarse_bounds, lead, smem_scan_tmp<BLOCK_THREADS>());
+    if (sortlab::last_block(done)) {
+        plan_lead<BLOCK_THREADS>(lead_hist, mm, flip, bins, coarse_bounds, lead, smem_scan_tmp<BLOCK_THREADS>());
+    }
 }
 
 // ---- Count kernels. counts[0..m) must be zero before the launch. ----
@@ -900,7 +889,7 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
 __device__ __forceinline__ void scan_after_count(u32* done, u64* counts, u32 m, u64* matrix, u64 matrix_len) {
     typedef sortlab::BlockScan<u64, BLOCK_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;  // (the dynamic counters may be fewer bytes)
-    if (done != nullptr && last_block(done)) {
+    if (done != nullptr && sortlab::last_block(done)) {
         scan_words<BLOCK_THREADS, 2>(counts, (u64)m + 1, tmp);
         scan_words<BLOCK_THREADS, 2>(matrix, matrix_len, tmp);
     }
@@ -1421,9 +1410,9 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 // summed from a histogram of the leading bits taken with the min and max (approx_minmax_lead),
 // and the coarse pass claims places (as the fine pass) and counts the intervals itself: no
 // separate count pass over the keys (20 bytes a 4-byte key moved instead of 24). The plan's
-// flag (plan_lead, in approx_minmax_lead's last block) says whether the path pays; where it does not (the ranks in too few buckets) the count
-// and chunked coarse kernels run instead and approx_wide_lead returns at once: the choice stays
-// on the device. ----
+// flag (plan_lead, in approx_minmax_lead's last block) says whether the path pays; where it does
+// not (the ranks in too few buckets) the count and chunked coarse kernels run instead and
+// approx_wide_lead returns at once: the choice stays on the device. ----
 
 // Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
 // kernels.rs); approx_wide_lead's interval counters follow.
@@ -1458,7 +1447,7 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     add_counts(fine_hist, m, counts);  // (scatter_wide ends with a barrier)
     // The last block scans the counts into the interval bounds (counts[0, m], in place); its
     // tiles are done with the shared memory (last_block's barrier ends add_counts' reads).
-    if (last_block(done)) scan_words<WIDE_THREADS, 8>(counts, (u64)m + 1, smem_scan_tmp<WIDE_THREADS>());
+    if (sortlab::last_block(done)) scan_words<WIDE_THREADS, 8>(counts, (u64)m + 1, smem_scan_tmp<WIDE_THREADS>());
 }
 
 // ---- The paper's kernels: idx[i] = interval, off[i] = atomicAdd(&counts[interval], 1); after

@@ -47,6 +47,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/tile_status.cuh"),
     ),
     (
+        "sortlab/block/last_block.cuh",
+        include_str!("../kernels/block/last_block.cuh"),
+    ),
+    (
         "sortlab/block/block_load_store.cuh",
         include_str!("../kernels/block/block_load_store.cuh"),
     ),

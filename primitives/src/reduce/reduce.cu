@@ -17,6 +17,7 @@
 // partials (the `_partials` kernels) until one value remains.
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_reduce.cuh"
+#include "sortlab/block/last_block.cuh"
 
 #ifndef KEY_T
 #define KEY_T unsigned int
@@ -278,7 +279,6 @@ reduce_fast(const KEY_T* __restrict__ in, u64 n, Acc* __restrict__ partials, u32
             Out* __restrict__ out) {
     typedef sortlab::BlockReduce<Acc, BLOCK_THREADS> BlockReduceT;
     __shared__ typename BlockReduceT::TempStorage tmp;
-    __shared__ u32 is_last;
 
     const u64 grid_threads = (u64)gridDim.x * BLOCK_THREADS;
     const u64 gtid = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x;
@@ -307,16 +307,9 @@ reduce_fast(const KEY_T* __restrict__ in, u64 n, Acc* __restrict__ partials, u32
         if (threadIdx.x == 0) out[0] = finish(block_total);
         return;
     }
-    if (threadIdx.x == 0) {
-        sortlab::store_cg(partials + blockIdx.x, block_total);
-        __threadfence();
-        const u32 ticket = atomicAdd(counter, 1u);
-        is_last = ticket == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
-    // The last block: every other block's partial is visible (their fence preceded their ticket).
-    __threadfence();
+    if (threadIdx.x == 0) sortlab::store_cg(partials + blockIdx.x, block_total);
+    if (!sortlab::last_block(counter)) return;
+    // The last block: every other block's partial is visible.
     Acc a = identity();
     for (u32 b = threadIdx.x; b < gridDim.x; b += BLOCK_THREADS) a = Op()(a, sortlab::load_cg(partials + b));
     a = BlockReduceT::reduce(a, Op(), tmp);
