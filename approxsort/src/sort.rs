@@ -57,9 +57,11 @@ impl Phases {
 /// Byte offsets of the parts of an approximate sort's workspace.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Layout {
-    /// `m` claim counters (u64 slots), followed by the 2 words of min and max (zeroed together).
+    /// `m` claim counters (u64 slots), followed by the 2 words of min and max and the
+    /// [`DONE_WORDS`] counters of blocks done (all zeroed together).
     claimed: usize,
     mm: usize,
+    done: usize,
     /// Paper: `n` u32 interval numbers and `n` u64 offsets.
     idx: usize,
     off: usize,
@@ -94,9 +96,11 @@ impl Layout {
         let paper = opts.variant == ApproxVariant::Paper;
         let sampled = opts.boundaries == Intervals::Sampled;
         let claimed = part(m.checked_mul(8))?;
-        // The min-max words follow the claims directly (one zeroing launch for both).
+        // The min-max words and the done counters follow the claims directly (one zeroing
+        // launch for all).
         let mm = claimed + m * 8;
-        let _ = part(Some(16))?;
+        let done = mm + 16;
+        let _ = part(Some(16 + 8 * DONE_WORDS))?;
         let idx = part(if paper { n.checked_mul(4) } else { Some(0) })?;
         let off = part(if paper { n.checked_mul(8) } else { Some(0) })?;
         // The splitters (words 0..m - 1 of m), s0 and the shift (2 words), the bucket table
@@ -120,6 +124,7 @@ impl Layout {
         Ok(Layout {
             claimed,
             mm,
+            done,
             idx,
             off,
             splitters,
@@ -281,9 +286,9 @@ fn lead_words(coarse: usize) -> usize {
     1 + LEAD_BUCKETS + (coarse + 1) + coarse + 3
 }
 
-/// Words after the count matrix that count the blocks done of the kernels whose last block
-/// ends a step (`last_block` in `approx.cu`): the min-max pass's (the leading-bits plan), the
-/// count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts).
+/// Workspace words (after the min-max words) that count the blocks done of the kernels whose
+/// last block ends a step (`sortlab::last_block`): the min-max pass's (the leading-bits plan),
+/// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts).
 const DONE_WORDS: usize = 3;
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
@@ -494,21 +499,17 @@ fn run<K: SortKey>(
     // Whether the counts and the count matrix are short enough for one block's scan (always on
     // the leading-bits path: lead_fits), which then ends the count pass (its last block).
     let small_scans = m < SCAN_SMALL_MAX && matrix_len <= SCAN_SMALL_MAX;
-    // The count matrix, the counters of blocks done (where one block scans; the device-wide
-    // scan takes the matrix buffer whole), then (leading-bits path) its device data.
+    // The count matrix, then (leading-bits path) its device data.
     let lead_len = lead.map_or(0, lead_words);
-    let done_len = if small_scans { DONE_WORDS } else { 0 };
-    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + done_len + lead_len)?;
+    let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
     kern.zero_words(&[
-        (ws + layout.claimed as u64, m + 2),
+        (ws + layout.claimed as u64, m + 2 + DONE_WORDS),
         (boundaries.ptr().addr(), m + 1),
-        (matrix.ptr().addr(), matrix.len()),
+        (matrix.ptr().addr(), matrix_len + lead_len),
     ])?;
-    // (The done words exist only with small_scans, which the leading-bits path implies.)
-    debug_assert!(lead.is_none() || small_scans);
-    let done = |i: usize| matrix.ptr().addr() + 8 * (matrix_len + i) as u64;
+    let done = |i: usize| ws + (layout.done + 8 * i) as u64;
     let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
-    let lead = lead.map(|coarse| Lead::at(coarse, done(done_len)));
+    let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
     let flip = flip_of::<K>(opts.order).to_u64();
