@@ -954,8 +954,7 @@ fn sort_tiles_throughput() {
                             times.push(ms);
                         }
                     }
-                    times.sort_by(f64::total_cmp);
-                    let ms = times[times.len() / 2];
+                    let ms = sortlab_primitives::median(&mut times);
                     println!(
                         "  tile {tile:5} {:4}x{:2} r{} {:8} {:5}: {ms:7.3} ms {:6.2}",
                         policy.block_threads,

@@ -8,7 +8,7 @@
 
 use std::error::Error;
 
-use sortlab_primitives::{DeviceBuffer, Gpu, GpuTimer, Order};
+use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer, Order};
 use sortlab_roughsort::{radius, rough_sort, rough_sort_with_radius, RoughOptions};
 
 type Res<T> = Result<T, Box<dyn Error>>;
@@ -59,8 +59,7 @@ fn time<S>(
         f(state);
         v.push(t.stop()?);
     }
-    v.sort_by(f64::total_cmp);
-    Ok(v[v.len() / 2])
+    Ok(median(&mut v))
 }
 
 fn main() -> Res<()> {
