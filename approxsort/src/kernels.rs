@@ -114,7 +114,8 @@ impl Kernels {
     }
 
     /// Launches `name` on `grid` blocks of `threads` with `shared` bytes of dynamic shared
-    /// memory.
+    /// memory, as a dependent launch ([`LaunchConfig::dependent`]): every kernel of
+    /// `approx.cu` begins with `sortlab::dependent_entry()`.
     ///
     /// # Safety
     /// As [`Kernel::launch`]: `args` must match the kernel's parameters and every pointer must
@@ -128,8 +129,10 @@ impl Kernels {
         args: &KernelArgs,
     ) -> Result<()> {
         let k = self.kernel(name)?;
-        let cfg = LaunchConfig::linear(grid.max(1), threads).with_shared(shared as u32);
-        // SAFETY: forwarded to the caller.
+        let cfg = LaunchConfig::linear(grid.max(1), threads)
+            .with_shared(shared as u32)
+            .dependent();
+        // SAFETY: forwarded to the caller; the kernel waits on its predecessor first thing.
         unsafe { k.launch(cfg, args) }
     }
 
@@ -202,4 +205,18 @@ pub(crate) fn value_type<V: sortlab_primitives::SortValue>(
     with_values: bool,
 ) -> Option<(&'static str, usize)> {
     with_values.then_some((V::CUDA_TYPE, V::SIZE))
+}
+
+#[cfg(test)]
+mod tests {
+    use sortlab_primitives::kernels::kernels_without_dependent_entry;
+
+    /// Every launch of [`super::Kernels::launch`] is dependent, so every kernel must wait first.
+    #[test]
+    fn every_kernel_waits_on_its_predecessor() {
+        assert_eq!(
+            kernels_without_dependent_entry(super::SOURCE.code),
+            Vec::<String>::new()
+        );
+    }
 }

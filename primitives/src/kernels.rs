@@ -51,6 +51,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/last_block.cuh"),
     ),
     (
+        "sortlab/block/grid_dependency.cuh",
+        include_str!("../kernels/block/grid_dependency.cuh"),
+    ),
+    (
         "sortlab/block/block_load_store.cuh",
         include_str!("../kernels/block/block_load_store.cuh"),
     ),
@@ -79,3 +83,66 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/bulk_copy.cuh"),
     ),
 ];
+
+/// The `extern "C" __global__` kernels of CUDA source `src` whose body does not begin with
+/// `sortlab::dependent_entry();` or `sortlab::grid_dependency_wait();`
+/// (`sortlab/block/grid_dependency.cuh`): the kernels a launcher must not launch with
+/// [`crate::LaunchConfig::dependent`]. A source check for the unit tests of launchers that
+/// launch a whole module dependent, so that a kernel added later cannot miss its wait.
+///
+/// ```
+/// use sortlab_primitives::kernels::kernels_without_dependent_entry;
+/// let src = r#"
+/// extern "C" __global__ void a(int* p) {
+///     sortlab::dependent_entry();
+///     *p = 1;
+/// }
+/// extern "C" __global__ void __launch_bounds__(64)
+/// b(int* p) { *p = 2; }
+/// "#;
+/// assert_eq!(kernels_without_dependent_entry(src), ["b"]);
+/// ```
+pub fn kernels_without_dependent_entry(src: &str) -> Vec<String> {
+    const ENTRIES: [&str; 2] = [
+        "sortlab::dependent_entry();",
+        "sortlab::grid_dependency_wait();",
+    ];
+    let mut missing = Vec::new();
+    let mut rest = src;
+    while let Some(at) = rest.find("extern \"C\" __global__") {
+        rest = &rest[at..];
+        let Some(open) = rest.find('{') else { break };
+        let name = kernel_name(&rest[..open]).to_string();
+        rest = &rest[open + 1..];
+        if !ENTRIES.iter().any(|e| rest.trim_start().starts_with(e)) {
+            missing.push(name);
+        }
+    }
+    missing
+}
+
+/// The name in a kernel signature (`... name(params)`): the identifier before the parenthesis
+/// that matches the signature's last one.
+fn kernel_name(signature: &str) -> &str {
+    let sig = signature.trim_end();
+    let mut depth = 0usize;
+    let mut params = 0;
+    for (i, c) in sig.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    params = i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let head = sig[..params].trim_end();
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    &head[start..]
+}

@@ -335,3 +335,49 @@ fn event_timer_measures() {
     let ms = t.stop().unwrap();
     assert!(ms > 0.0 && ms < 10_000.0, "{ms}");
 }
+
+/// Each step lets its successor launch at once, then sleeps before it reads: a successor that
+/// did not wait for it would read a stale value.
+const DEPENDENT_KERNEL: KernelSource = KernelSource::new(
+    "dependent_test.cu",
+    "#include \"sortlab/thread/types.cuh\"\n\
+     #include \"sortlab/block/grid_dependency.cuh\"\n\
+     extern \"C\" __global__ void plus_one(const u32* src, u32* dst, u64 n) {\n\
+         sortlab::dependent_entry();\n\
+         for (int k = 0; k < 20; ++k) __nanosleep(1000);\n\
+         const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n\
+         if (i < n) dst[i] = src[i] + 1;\n\
+     }",
+);
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn dependent_launches_wait_for_their_predecessor() {
+    let g = gpu();
+    eprintln!("dependent launches: {}", g.dependent_launch());
+    let m = g
+        .module(&DEPENDENT_KERNEL, &sortlab_primitives::Defines::new())
+        .unwrap();
+    let k = m.kernel("plus_one").unwrap();
+    let n = 1usize << 20;
+    let mut a = DeviceBuffer::<u32>::zeroed(&g, n).unwrap();
+    let mut b = DeviceBuffer::<u32>::zeroed(&g, n).unwrap();
+    let steps = 16;
+    for step in 0..steps {
+        let cfg = LaunchConfig::linear(n.div_ceil(256) as u32, 256);
+        // Alternate dependent and ordinary launches: both orders must hold.
+        let cfg = if step % 4 == 3 { cfg } else { cfg.dependent() };
+        let mut args = KernelArgs::new();
+        args.ptr(a.ptr()).ptr(b.ptr()).push(n as u64);
+        // SAFETY: plus_one(const u32*, u32*, u64) reads src[0..n) and writes dst[0..n), both
+        // n words, distinct; every thread waits on its predecessor first (dependent_entry).
+        unsafe { k.launch(cfg, &args).unwrap() };
+        std::mem::swap(&mut a, &mut b);
+    }
+    let host = a.to_host().unwrap();
+    assert!(
+        host.iter().all(|&v| v == steps),
+        "first wrong: {:?}",
+        host.iter().position(|&v| v != steps)
+    );
+}

@@ -1,5 +1,9 @@
 //! [`RadixVariant::Fast`](super::RadixVariant::Fast): the onesweep launcher (`onesweep.cu`) and
 //! the one-block sort of small inputs (`small.cu`).
+//!
+//! Every launch is a programmatic dependent launch ([`LaunchConfig::dependent`]): each kernel of
+//! `onesweep.cu`, `small.cu` and `util.cu` begins with `sortlab::dependent_entry()`, so the next
+//! launch's blocks are scheduled while a pass's last tiles finish.
 
 use sortlab_primitives::{Error, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
 
@@ -135,7 +139,9 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
     // caller's data as it was (the pass launches are the only ones that write it).
     let smem = policy.pass_shared_bytes(key.size, vsize);
     let pass_cfg = |tiles: u64| {
-        LaunchConfig::linear(job::grid(gpu, tiles), policy.block_threads).with_shared(smem as u32)
+        LaunchConfig::linear(job::grid(gpu, tiles), policy.block_threads)
+            .with_shared(smem as u32)
+            .dependent()
     };
     if l.max_tiles > gpu.info().max_grid_x as u64 {
         return Err(Error::Unsupported(format!(
@@ -153,9 +159,10 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
             policy.hist_threads,
         )
         .with_shared(hist_smem)
+        .dependent()
     };
     histogram.check(&hist_cfg(l.portion_len))?;
-    let plan_cfg = LaunchConfig::linear(1, policy.plan_threads);
+    let plan_cfg = LaunchConfig::linear(1, policy.plan_threads).dependent();
     plan_kernel.check(&plan_cfg)?;
 
     let n = job.n as u64;
@@ -296,5 +303,33 @@ fn small(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
     // SAFETY: arguments match `radix_small(Key*, Value*, u32, u32, u32, Key, Key, Key, Key)`;
     // keys (and values, or null for keys only) hold n <= SMALL_THREADS * SMALL_ITEMS words;
     // the block reads all of them before it writes any.
-    unsafe { kernel.launch(LaunchConfig::linear(1, policy.small_threads), &args) }
+    unsafe {
+        kernel.launch(
+            LaunchConfig::linear(1, policy.small_threads).dependent(),
+            &args,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sortlab_primitives::kernels::kernels_without_dependent_entry;
+
+    /// The launches of this module and of `job`'s housekeeping are dependent, so every kernel
+    /// of their sources must wait on its predecessor first.
+    #[test]
+    fn every_kernel_waits_on_its_predecessor() {
+        for src in [
+            super::ONESWEEP_SOURCE,
+            super::SMALL_SOURCE,
+            super::job::UTIL_SOURCE,
+        ] {
+            assert_eq!(
+                kernels_without_dependent_entry(src.code),
+                Vec::<String>::new(),
+                "{}",
+                src.name
+            );
+        }
+    }
 }

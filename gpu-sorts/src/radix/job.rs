@@ -109,7 +109,7 @@ pub(crate) fn util_module(gpu: &Gpu) -> Result<Arc<Module>> {
 fn util_grid(gpu: &Gpu, items: u64) -> LaunchConfig {
     let resident = gpu.info().multiprocessors as u64 * UTIL_BLOCKS_PER_SM;
     let blocks = items.div_ceil(UTIL_THREADS as u64).min(resident);
-    LaunchConfig::linear(grid(gpu, blocks), UTIL_THREADS)
+    LaunchConfig::linear(grid(gpu, blocks), UTIL_THREADS).dependent()
 }
 
 /// Zeroes `count` 32-bit words at `addr`.

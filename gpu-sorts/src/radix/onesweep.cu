@@ -43,6 +43,7 @@
 // publishes flag and count together. Launch L uses status buffer L % 2 and zeroes buffer
 // (L + 1) % 2 for launch L + 1 (launch L - 1, its last user, has finished by stream order).
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/grid_dependency.cuh"
 
 #ifndef KEY_WORD
 #define KEY_WORD unsigned int
@@ -174,6 +175,7 @@ __device__ __forceinline__ u32 match_digit(u32 d) {
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
 onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u32 begin_bit, u32 end_bit, Key neg,
                    Key pos) {
+    sortlab::dependent_entry();
     extern __shared__ u32 shared_hist[];
     const u32 tid = threadIdx.x;
     const u32 bins = passes * RADIX_DIGITS;
@@ -236,6 +238,7 @@ onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u
 // plan[passes]: bit 1 the sorted data is in the spare buffer at the end.
 extern "C" __global__ void __launch_bounds__(PLAN_THREADS)
 onesweep_plan(const u32* hist, u64* base, u32* plan, u32 passes, u32 portions, u64 n) {
+    sortlab::dependent_entry();
     typedef sortlab::BlockScan<u64, PLAN_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;
     __shared__ u32 active_mask_lo;
@@ -347,6 +350,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
 onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u64 start, u64 len, u32 tiles,
               u32 shift, u32 width, Key neg, Key pos, const u64* base, u64* next_base, u32* status, u32* status_next,
               u32 status_tiles, u32* counter, const u32* plan, u32 pass, u32 smem_bytes) {
+    sortlab::dependent_entry();
     typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ typename Scan::TempStorage scan_tmp;

@@ -14,6 +14,7 @@
 //   SMALL_RADIX_BITS              bits per in-block pass (1 to 8)
 #include "sortlab/block/block_radix_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
+#include "sortlab/block/grid_dependency.cuh"
 
 #ifndef KEY_WORD
 #define KEY_WORD unsigned int
@@ -51,6 +52,7 @@ typedef sortlab::BlockRadixSort<Key, SortValueT, SMALL_THREADS, SMALL_ITEMS, SMA
 // Sorts keys[0 .. n) (and values) in place by ordered bits [begin_bit, end_bit); n <= the tile.
 extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
 radix_small(Key* keys, Value* values, u32 n, u32 begin_bit, u32 end_bit, Key neg, Key pos, Key inv_hi, Key inv_lo) {
+    sortlab::dependent_entry();
     __shared__ union {
         typename KeyLoad::TempStorage key_load;
         typename ValueLoad::TempStorage value_load;

@@ -5,6 +5,7 @@
 //
 // Both kernels are grid-stride loops over 64-bit indices, so any grid size is correct.
 #include "sortlab/thread/types.cuh"
+#include "sortlab/block/grid_dependency.cuh"
 
 #ifndef UTIL_THREADS
 #define UTIL_THREADS 256
@@ -15,6 +16,7 @@ static_assert(UTIL_THREADS >= 32 && UTIL_THREADS <= 1024 && UTIL_THREADS % 32 ==
 
 // Sets words[0 .. count) to zero.
 extern "C" __global__ void __launch_bounds__(UTIL_THREADS) radix_zero_words(u32* words, u64 count) {
+    sortlab::dependent_entry();
     const u64 stride = (u64)gridDim.x * UTIL_THREADS;
     for (u64 i = (u64)blockIdx.x * UTIL_THREADS + threadIdx.x; i < count; i += stride) words[i] = 0;
 }
@@ -24,6 +26,7 @@ extern "C" __global__ void __launch_bounds__(UTIL_THREADS) radix_zero_words(u32*
 // onesweep sort's device-side pass plan says there whether the data ended in the spare buffer.
 extern "C" __global__ void __launch_bounds__(UTIL_THREADS)
 radix_copy_words(const u32* src, u32* dst, u64 words, const u32* flag, u32 flag_bit) {
+    sortlab::dependent_entry();
     if (flag != nullptr && (*flag & flag_bit) == 0) return;
     const u64 stride = (u64)gridDim.x * UTIL_THREADS;
     const u64 first = (u64)blockIdx.x * UTIL_THREADS + threadIdx.x;

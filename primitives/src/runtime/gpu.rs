@@ -72,6 +72,8 @@ pub(crate) struct GpuInner {
     /// Whether buffers come from the device's stream-ordered memory pool (cuMemAllocAsync).
     pub(crate) async_alloc: bool,
     disk_cache: Option<std::path::PathBuf>,
+    /// Whether launches asked to be dependent are (see [`Gpu::dependent_launch`]).
+    dependent_launch: bool,
 }
 
 /// A CUDA device, its context, its stream and its module cache. Cheap to clone; `Send + Sync`.
@@ -147,6 +149,8 @@ impl Gpu {
             .new_stream()
             .map_err(|e| Error::driver("cuStreamCreate", e))?;
         let info = read_info(&ctx, ordinal)?;
+        let dependent_launch = info.compute_capability.0 >= 9
+            && std::env::var_os("SORTLAB_DEPENDENT_LAUNCH").is_none_or(|v| v != "0");
         let async_alloc = ctx.has_async_alloc() && keep_pool_memory(&ctx);
         Ok(Gpu {
             inner: Arc::new(GpuInner {
@@ -158,6 +162,7 @@ impl Gpu {
                 keyed: Mutex::new(HashMap::new()),
                 async_alloc,
                 disk_cache: cache::disk_cache_dir(),
+                dependent_launch,
             }),
         })
     }
@@ -165,6 +170,14 @@ impl Gpu {
     /// The device's properties.
     pub fn info(&self) -> &DeviceInfo {
         &self.inner.info
+    }
+
+    /// Whether launches marked [`crate::LaunchConfig::dependent`] go out as programmatic
+    /// dependent launches: on devices of compute capability 9.0 and later, unless the
+    /// environment variable `SORTLAB_DEPENDENT_LAUNCH` was `0` when the `Gpu` was created (to
+    /// measure what they save, or to rule them out).
+    pub fn dependent_launch(&self) -> bool {
+        self.inner.dependent_launch
     }
 
     /// Free and total device memory in bytes.

@@ -99,6 +99,8 @@ pub struct LaunchConfig {
     pub block: (u32, u32, u32),
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
+    /// Programmatic dependent launch ([`LaunchConfig::dependent`]).
+    pub dependent: bool,
 }
 
 impl LaunchConfig {
@@ -108,11 +110,29 @@ impl LaunchConfig {
             grid: (blocks, 1, 1),
             block: (threads, 1, 1),
             shared_bytes: 0,
+            dependent: false,
         }
     }
     /// The same launch with `bytes` of dynamic shared memory.
     pub fn with_shared(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;
+        self
+    }
+    /// The same launch as a programmatic dependent launch (compute capability 9.0 and later,
+    /// where [`Gpu::dependent_launch`] is on; elsewhere an ordinary launch): the kernel may be
+    /// scheduled while the kernel before it on the stream is still running, which hides its
+    /// launch behind that kernel's last blocks (a few microseconds a launch). The kernel must
+    /// call `sortlab::grid_dependency_wait()` (`sortlab/block/grid_dependency.cuh`) in every
+    /// thread before it touches memory that earlier work uses, and before exiting: that is part
+    /// of the safety contract of [`Kernel::launch`].
+    ///
+    /// ```
+    /// use sortlab_primitives::LaunchConfig;
+    /// let cfg = LaunchConfig::linear(4, 256).dependent();
+    /// assert!(cfg.dependent && !LaunchConfig::linear(4, 256).dependent);
+    /// ```
+    pub fn dependent(mut self) -> Self {
+        self.dependent = true;
         self
     }
 }
@@ -226,7 +246,10 @@ impl Kernel {
     ///
     /// # Safety
     /// `args` must match the kernel's parameter list in number and types, and every pointer
-    /// must be valid for all the accesses the kernel makes with these arguments.
+    /// must be valid for all the accesses the kernel makes with these arguments. With
+    /// [`LaunchConfig::dependent`], every thread of the kernel must call
+    /// `sortlab::grid_dependency_wait()` before touching memory earlier work uses and before
+    /// exiting.
     pub unsafe fn launch(&self, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
         self.check(&cfg)?;
         self.gpu.bind()?;
@@ -253,6 +276,16 @@ impl Kernel {
             .iter_mut()
             .map(|s| s as *mut u64 as *mut c_void)
             .collect();
+        let fail = |op: &'static str, e: cudarc::driver::DriverError| Error::Driver {
+            op,
+            message: format!("`{}`: {e}", self.inner.name),
+        };
+        if cfg.dependent && self.gpu.dependent_launch() {
+            // SAFETY: as below; the caller guarantees the kernel waits on its predecessor
+            // (grid_dependency_wait) before using memory earlier work uses.
+            return unsafe { self.launch_dependent(&cfg, &mut params) }
+                .map_err(|e| fail("cuLaunchKernelEx", e));
+        }
         // SAFETY: the caller guarantees the arguments match the kernel; each parameter points
         // to an 8-byte slot whose low bytes hold the value (little endian), alive for the call.
         unsafe {
@@ -265,9 +298,46 @@ impl Kernel {
                 &mut params,
             )
         }
-        .map_err(|e| Error::Driver {
-            op: "cuLaunchKernel",
-            message: format!("`{}`: {e}", self.inner.name),
-        })
+        .map_err(|e| fail("cuLaunchKernel", e))
+    }
+
+    /// `cuLaunchKernelEx` with the programmatic stream serialization attribute.
+    ///
+    /// # Safety
+    /// As [`Kernel::launch`] with [`LaunchConfig::dependent`]; `params` point to the
+    /// arguments.
+    unsafe fn launch_dependent(
+        &self,
+        cfg: &LaunchConfig,
+        params: &mut [*mut c_void],
+    ) -> std::result::Result<(), cudarc::driver::DriverError> {
+        use cudarc::driver::sys;
+        // SAFETY: an all-zero launch attribute is a valid (ignored) value of the C union.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid.0,
+            gridDimY: cfg.grid.1,
+            gridDimZ: cfg.grid.2,
+            blockDimX: cfg.block.0,
+            blockDimY: cfg.block.1,
+            blockDimZ: cfg.block.2,
+            sharedMemBytes: cfg.shared_bytes,
+            hStream: self.gpu.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: `config` and `attr` live for the call; the function belongs to the current
+        // context (bound by the caller); the caller guarantees the parameters.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                self.inner.func.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
     }
 }
