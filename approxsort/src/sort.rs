@@ -286,15 +286,19 @@ fn lead_words(coarse: usize) -> usize {
     1 + LEAD_BUCKETS + (coarse + 1) + coarse + 3
 }
 
-/// Workspace words (after the min-max words) that count the blocks done of the kernels whose
+/// Workspace words after the min-max words: three count the blocks done of the kernels whose
 /// last block ends a step (`sortlab::last_block`): the min-max pass's (the leading-bits plan),
-/// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts).
-const DONE_WORDS: usize = 3;
+/// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts); two
+/// hand out the tiles of the wide scatters that claim their places (`approx_wide_lead`,
+/// `approx_wide_fine_*`).
+const DONE_WORDS: usize = 5;
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
 /// (the chunked fallback's count matrix `matrix_len` words): long enough an input, both scans
 /// by one block (the fallback's is skipped on the device), shared memory for its kernels, and
-/// fewer than 2^32 keys a block.
+/// fewer than 2^32 keys a block: at most `SMs * (2^32 - 1) / tile` tiles (of `tile` keys) for
+/// `approx_wide_lead`'s blocks, which take at most `(2^32 - 1) / tile` tiles each (approx.cu's
+/// `LEAD_TILE_CAP`).
 fn lead_fits(
     kern: &Kernels,
     n: usize,
@@ -311,7 +315,12 @@ fn lead_fits(
         && matrix_len <= SCAN_SMALL_MAX
         && LEAD_BUCKETS * 4 <= optin
         && lead_shared_bytes(kern, coarse, m) <= optin
-        && (n as u64) < (sms as u64) << 32
+        && (n as u64).div_ceil(p.wide_tile() as u64) <= sms as u64 * lead_tile_cap(p.wide_tile())
+}
+
+/// approx.cu's `LEAD_TILE_CAP`: the most tiles of `tile` keys a block of the lead pass takes.
+fn lead_tile_cap(tile: usize) -> u64 {
+    u32::MAX as u64 / tile as u64
 }
 
 /// Dynamic shared memory of `approx_wide_lead`: the wide scatter's and the interval counters.
@@ -509,6 +518,7 @@ fn run<K: SortKey>(
     ])?;
     let done = |i: usize| ws + (layout.done + 8 * i) as u64;
     let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
+    let (lead_tiles, fine_tiles) = (done(3), done(4));
     let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
@@ -826,9 +836,10 @@ fn run<K: SortKey>(
                     .push(l.flag)
                     .push(coarse_k)
                     .push(coarse_v)
-                    .push(lead_done);
+                    .push(lead_done)
+                    .push(lead_tiles);
                 // SAFETY: `approx_wide_lead(const KEY_T*, const Value*, u64, const Bits*, Bits,
-                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*, u32*)`:
+                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*, u32*, u32*)`:
                 // runs only when the plan raised the flag (then the chunked coarse pass did
                 // not); bin j receives exactly its count at bounds[j] .. bounds[j + 1] of the
                 // intermediate buffer (n keys, not overlapping the input), claims zeroed; adds
@@ -851,9 +862,11 @@ fn run<K: SortKey>(
                 args.push(counts)
                     .push(claimed)
                     .push(io.keys_out)
-                    .push(io.vals_out);
+                    .push(io.vals_out)
+                    .push(fine_tiles);
                 // SAFETY: `approx_{fine,wide_fine}_{equal,sampled}(const KEY_T*, const Value*,
-                // u64, const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`: reads the n
+                // u64, const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*, u32*)`: the
+                // tile counter zeroed (the wide kernel's; the staged one ignores it); reads the n
                 // intermediate keys (values); each interval receives exactly its count at
                 // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
                 // the output does not overlap the intermediate buffer; shared memory as
@@ -1290,7 +1303,18 @@ pub fn approx_sort_pairs_host<K: SortKey, V: SortValue>(
 
 #[cfg(test)]
 mod tests {
-    use super::bins;
+    use super::{bins, lead_tile_cap};
+
+    /// A lead-pass block takes at most `lead_tile_cap(tile)` tiles: fewer than 2^32 keys, so its
+    /// 32-bit interval counts cannot overflow.
+    #[test]
+    fn lead_tile_cap_keeps_a_block_under_2_pow_32_keys() {
+        for tile in [1, 8192, 16384, 21504, 65536] {
+            let cap = lead_tile_cap(tile);
+            assert!(cap * tile as u64 <= u32::MAX as u64);
+            assert!((cap + 1) * tile as u64 > u32::MAX as u64);
+        }
+    }
 
     #[test]
     fn bins_split_intervals_about_their_square_root() {

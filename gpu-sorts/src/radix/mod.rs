@@ -98,6 +98,19 @@
 //! value into one 8-byte word: u64 keys sorted on their low 32 bits (the same bytes as u32/u32
 //! pairs, one stream instead of two) took 8.70 ms with 896×18 tiles against the pairs' 8.66
 //! (`radix_bench` `RADIX_BITS`, `RADIX_END`, `policies-u64`).
+//!
+//! Every launch of the fast sort is a programmatic dependent launch
+//! ([`sortlab_primitives::LaunchConfig::dependent`], Hopper and later): a kernel's blocks are
+//! scheduled while the one before it finishes, which takes a few microseconds off each of its
+//! seven to nine launches. `scripts/bench-gpu radix` at 4a99661 (H100, same run as CUB, median of
+//! 7, ratio CUB / ours): keys 2^12 0.98, 2^16 1.36, 2^20 1.27, 2^24 1.16, 2^28 **1.106**, 2^30
+//! 1.112; u32/u32 pairs 1.02, 1.62, 1.18, **0.963**, **0.978**, 0.972 (CUB 2^28: 6.398 ms keys,
+//! 8.483 pairs; ours 5.786 and 8.675). Switched off (`SORTLAB_DEPENDENT_LAUNCH=0`) in the same
+//! call, two runs each: 2^16 keys 0.0472-0.0506 ms against 0.0442, 2^20 0.0758-0.0763 against
+//! 0.0709, 2^24 0.4216-0.4246 against 0.4123, pairs 2^24 0.642-0.645 against 0.631; 2^28 the
+//! same within 0.01 ms. (The pass kernel also lets its successor launch at its own start; only
+//! waiting instead measured the same: 2^28 keys 5.810-5.813 against 5.812-5.816 ms, pairs
+//! 8.671-8.677 against 8.698-8.709.) So the pairs stay below CUB from 2^24 on, by 2-4%.
 //! Satish's sort: 0.157 ms at 2^20, 1.14 ms at 2^24; the one-bit sort 0.695 ms and 4.22 ms
 //! (u32 keys).
 //!
