@@ -1082,7 +1082,7 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 // ---- The wide scatter: WIDE_THREADS * WIDE_ITEMS keys a tile, grouped by bin in shared memory.
 // Two kinds: Cursor (each block owns a chunk and writes at its own places, its column of the
 // scanned count matrix: no global atomics; one pass into all intervals, or the coarse pass into
-// bins of f intervals), and Claim (tiles handed out by a counter, each tile's run of a bin claimed with a
+// bins of f intervals), and Claim (any tiles, each tile's run of a bin claimed with a
 // global atomic on top of the bin's boundary: the fine pass over the coarse pass's output, whose
 // tiles each meet few intervals). Dynamic shared memory, in this order (wide_shared_bytes in
 // kernels.rs computes the same size):
@@ -1239,22 +1239,20 @@ __device__ __forceinline__ void wide_write(u32 j, const MapT& map, const SharedO
 }
 
 // Cursor: block b takes chunk b (keys [b * chunk, min(n, (b + 1) * chunk)), the count kernels'
-// column b) and its cursors from matrix[j * gridDim.x + b]. Claim: the tiles of the n keys (counted
-// from the last tile when `reverse`), each block taking the next one from *next_tile (zeroed before
-// the launch) while it ranks the current one, so that blocks on faster multiprocessors take more
-// and all end together, but no block more than `tile_cap` tiles (a block's 32-bit counts: see
-// approx_wide_lead); bin j's places from bounds[j] + claimed[j] (claimed zero before the
-// launch). Measured against tiles b, b + gridDim.x, ... (H100, 2^28 u32, 10,000 intervals): the
-// multiprocessors' active cycles averaged 97.2 % of the lead pass's elapsed cycles and 98.1 % of
-// the fine pass's, 99.1 % with claimed tiles (the fine pass); ten calls back to back 2.305-2.309
-// ms a call against 2.350-2.354, pairs (one call) 3.90-3.92 against 4.02-4.04, in one run on a
-// device slower than the others measured (2.13 ms there before the change). The claim costs the
-// lead kernel of 4-byte keys a few spilled registers (its 72 are all used).
-template <bool Cursor, typename MapT>
+// column b) and its cursors from matrix[j * gridDim.x + b]. Otherwise bin j's places from
+// bounds[j] + claimed[j] (claimed zero before the launch), and the tiles of the n keys (counted
+// from the last tile when `reverse`): with Claimed, each block takes the next one from *next_tile
+// (zeroed before the launch) while it ranks the current one, so that blocks on faster
+// multiprocessors take more and all end together; else tiles b, b + gridDim.x, ...
+// Measured (H100, 2^28 u32, 10,000 intervals): the fine pass's multiprocessors were active 98.1 %
+// of its elapsed cycles with tiles b, b + gridDim.x, ..., 99.1 % with claimed tiles (848 -> 840
+// us). The lead pass keeps tiles b, b + gridDim.x, ...: claiming cost its kernel of 4-byte keys
+// spilled registers (its 72 are all used), 907 -> 1095 us.
+template <bool Cursor, bool Claimed, typename MapT>
 __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
                                              u32 bins, u64 chunk, const u64* matrix, const u64* bounds,
                                              Claim* claimed, KEY_T* keys_out, Value* vals_out,
-                                             u32* next_tile, u32 tile_cap = ~0u, bool reverse = false) {
+                                             u32* next_tile, bool reverse = false) {
     typedef sortlab::BlockScan<u32, WIDE_THREADS> Scan;
     __shared__ typename Scan::TempStorage scan_tmp;
     u32* wend = reinterpret_cast<u32*>(approx_smem);
@@ -1271,17 +1269,11 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     // every tile scanned all m bins.)
     __shared__ u32 tile_lo[2];
     __shared__ u32 tile_hi[2];
-    // (Claims) the tile a block takes next: slot 1 the first, then tile i's claim in slot i % 2
+    // (Claimed) the tile a block takes next: slot 1 the first, then tile i's claim in slot i % 2
     // (read after the tile's first barrier; the slot is written again two tiles later).
     __shared__ u32 claimed_tile[2];
-    __shared__ u32 tiles_taken;  // (claims, thread 0's) tiles claimed so far
     const u32 tid = threadIdx.x;
-    // (Claims) a tile, unless the block has taken tile_cap: then none (~0u ends the loop).
-    const auto claim = [&]() { return tiles_taken++ < tile_cap ? atomicAdd(next_tile, 1u) : ~0u; };
-    if (!Cursor && tid == 0) {
-        tiles_taken = 0;
-        claimed_tile[1] = claim();
-    }
+    if (Claimed && tid == 0) claimed_tile[1] = atomicAdd(next_tile, 1u);
     for (u32 b = tid; b < bins; b += WIDE_THREADS) {
         wend[b] = 0;
         if (Cursor) wbase[b] = (SharedOffset)matrix[(u64)b * gridDim.x + blockIdx.x];
@@ -1292,33 +1284,33 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     }
     __syncthreads();
     const bool aligned = (reinterpret_cast<u64>(keys_in) % VECTOR_BYTES) == 0;
-    // The block's tiles: (cursors) t = 0, 1, ... < count, (claims) the ones claimed, < count;
-    // tile t at base + t * WIDE_TILE (from the last tile down when reversed), up to end.
-    // (Tile numbers are 32-bit: a block's chunk, or the n keys, has fewer than 2^32 tiles.)
-    u64 base, end;
-    u32 first;
+    // The block's tiles: t = first, first + stride, ... < count, tile t at base + t * WIDE_TILE
+    // (from the last tile down when reversed), up to end.
+    u64 base, end, count, first, stride;
     if (Cursor) {
         base = min(n, (u64)blockIdx.x * chunk);
         end = min(n, base + chunk);
         first = 0;
+        stride = 1;
     } else {
         base = 0;
         end = n;
-        first = claimed_tile[1];  // (the barrier above)
+        first = Claimed ? claimed_tile[1] : blockIdx.x;  // (the barrier above)
+        stride = gridDim.x;
     }
-    const u32 count = (u32)((end - base + WIDE_TILE - 1) / WIDE_TILE);
-    const auto tile_start = [&](u32 t) { return base + (u64)(reverse ? count - 1 - t : t) * WIDE_TILE; };
+    count = (end - base + WIDE_TILE - 1) / WIDE_TILE;
+    const auto tile_start = [&](u64 t) { return base + (reverse ? count - 1 - t : t) * WIDE_TILE; };
     KEY_T k[WIDE_ITEMS];
     if (first < count) {
         const u64 s = tile_start(first);
         wide_load(keys_in, s, (u32)min((u64)WIDE_TILE, end - s), aligned, k);
     }
     u32 parity = 0;
-    // (Claims: the next tile is read from its slot where needed, not kept in a register.)
-    const auto next_of = [&](u32 t, u32 parity) { return Cursor ? t + 1 : claimed_tile[parity]; };
-    for (u32 t = first; t < count; t = next_of(t, parity), parity ^= 1) {
-        // (Claims) the next tile: claimed now, read after step 1's barrier.
-        if (!Cursor && tid == 0) claimed_tile[parity] = claim();
+    // The tile after t: (Claimed) read from its slot where needed, not kept in a register.
+    const auto next_of = [&](u64 t, u32 parity) -> u64 { return Claimed ? claimed_tile[parity] : t + stride; };
+    for (u64 t = first; t < count; t = next_of(t, parity), parity ^= 1) {
+        // (Claimed) the next tile: claimed now, read after step 1's barrier.
+        if (Claimed && tid == 0) claimed_tile[parity] = atomicAdd(next_tile, 1u);
         const u64 start = tile_start(t);
         const u32 valid = (u32)min((u64)WIDE_TILE, end - start);
         // 1. Ranks inside the tile's run of each bin; the tile's smallest and largest bin.
@@ -1383,7 +1375,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
         __syncthreads();
         // The keys are staged: load the next tile into the same registers while this one is
         // written.
-        if (const u32 next = next_of(t, parity); next < count) {
+        if (const u64 next = next_of(t, parity); next < count) {
             const u64 s = tile_start(next);
             wide_load(keys_in, s, (u32)min((u64)WIDE_TILE, end - s), aligned, k);
         }
@@ -1426,7 +1418,8 @@ approx_wide_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ v
     sortlab::dependent_entry();
     if (skip != nullptr && *skip) return;
     const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, bin_shift(f)};
-    scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out, nullptr);
+    scatter_wide<true, false>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out,
+                              nullptr);
 }
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
@@ -1435,7 +1428,8 @@ approx_wide_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__
     sortlab::dependent_entry();
     if (skip != nullptr && *skip) return;
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, bin_shift(f)};
-    scatter_wide<true>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out, nullptr);
+    scatter_wide<true, false>(keys_in, vals_in, n, map, bins, chunk, matrix, nullptr, nullptr, keys_out, vals_out,
+                              nullptr);
 }
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_fine_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
@@ -1443,7 +1437,8 @@ approx_wide_fine_equal(const KEY_T* __restrict__ keys_in, const Value* __restric
                        Value* __restrict__ vals_out, u32* next_tile) {
     sortlab::grid_dependency_wait();  // no early trigger: see "Dependent launches" above
     const FlipMap<EqualMap> map{shared_map(MapArgs<EqualMap>{mm}, flip, m), flip, 0u};
-    scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out, next_tile);
+    scatter_wide<false, true>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out,
+                              next_tile);
 }
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
@@ -1451,7 +1446,8 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
                          KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, u32* next_tile) {
     sortlab::grid_dependency_wait();  // no early trigger: see "Dependent launches" above
     const FlipMap<SampledMap> map{shared_map(MapArgs<SampledMap>{splitters}, flip, m), flip, 0u};
-    scatter_wide<false>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out, next_tile);
+    scatter_wide<false, true>(keys_in, vals_in, n, map, m, 0, nullptr, bounds, claimed, keys_out, vals_out,
+                              next_tile);
 }
 
 // ---- The leading-bits coarse bins. When the keys' ranks spread over enough of their leading
@@ -1462,9 +1458,6 @@ approx_wide_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restr
 // flag (plan_lead, in approx_minmax_lead's last block) says whether the path pays; where it does
 // not (the ranks in too few buckets) the count and chunked coarse kernels run instead and
 // approx_wide_lead returns at once: the choice stays on the device. ----
-
-// The most tiles a block of approx_wide_lead takes (its interval counts are 32-bit).
-#define LEAD_TILE_CAP (0xffffffffu / (u32)WIDE_TILE)
 
 // Bytes of scatter_wide's dynamic shared memory for `bins` bins (as wide_shared_bytes in
 // kernels.rs); approx_wide_lead's interval counters follow.
@@ -1477,17 +1470,15 @@ __device__ __forceinline__ u32 wide_bytes(u32 bins) {
     return b;
 }
 
-// The coarse pass into the leading-bits bins (when lead[0], see plan_lead): tiles from *next_tile,
+// The coarse pass into the leading-bits bins (when lead[0], see plan_lead): tiles grid-stride,
 // each tile's run of a bin claimed on top of coarse_bounds (coarse_claimed zeroed before), every
 // key counted in its interval (counts[0, m], zeroed before), and by the last block (*done zeroed
 // before) the counts scanned into the interval bounds. Dynamic shared memory: wide_bytes(bins),
-// then m u32 interval counters; a block takes at most LEAD_TILE_CAP tiles, fewer than 2^32 keys,
-// so that they cannot overflow (the host keeps n <= LEAD_TILE_CAP tiles a multiprocessor).
+// then m u32 interval counters; a block takes fewer than 2^32 keys.
 extern "C" __global__ void __launch_bounds__(WIDE_THREADS, WIDE_BLOCKS_PER_SM)
 approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                  Bits flip, u32 m, u32 bins, const u64* coarse_bounds, Claim* coarse_claimed, u64* counts,
-                 const u64* lead, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, u32* done,
-                 u32* next_tile) {
+                 const u64* lead, KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, u32* done) {
     sortlab::grid_dependency_wait();  // no early trigger: see "Dependent launches" above
     if (lead[0] == 0) return;
     u32* fine_hist = reinterpret_cast<u32*>(approx_smem + wide_bytes(bins));
@@ -1497,8 +1488,8 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     // Keys alone are read from the last tile down: the min-max pass read them last, and the L2
     // cache still holds some (H100, 2^28 u32 keys: the whole sort 2.23 -> 2.21 ms; pairs, whose
     // values the min-max pass does not read, were slower so).
-    scatter_wide<false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
-                        vals_out, next_tile, LEAD_TILE_CAP, !HAS_VALUES);
+    scatter_wide<false, false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
+                               vals_out, nullptr, !HAS_VALUES);
     add_counts(fine_hist, m, counts);  // (scatter_wide ends with a barrier)
     // The last block scans the counts into the interval bounds (counts[0, m], in place); its
     // tiles are done with the shared memory (last_block's barrier ends add_counts' reads).

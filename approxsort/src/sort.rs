@@ -288,17 +288,14 @@ fn lead_words(coarse: usize) -> usize {
 
 /// Workspace words after the min-max words: three count the blocks done of the kernels whose
 /// last block ends a step (`sortlab::last_block`): the min-max pass's (the leading-bits plan),
-/// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts); two
-/// hand out the tiles of the wide scatters that claim their places (`approx_wide_lead`,
-/// `approx_wide_fine_*`).
-const DONE_WORDS: usize = 5;
+/// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts); one
+/// hands out the tiles of the wide fine pass (`approx_wide_fine_*`).
+const DONE_WORDS: usize = 4;
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
 /// (the chunked fallback's count matrix `matrix_len` words): long enough an input, both scans
 /// by one block (the fallback's is skipped on the device), shared memory for its kernels, and
-/// fewer than 2^32 keys a block: at most `SMs * (2^32 - 1) / tile` tiles (of `tile` keys) for
-/// `approx_wide_lead`'s blocks, which take at most `(2^32 - 1) / tile` tiles each (approx.cu's
-/// `LEAD_TILE_CAP`).
+/// fewer than 2^32 keys a block.
 fn lead_fits(
     kern: &Kernels,
     n: usize,
@@ -315,12 +312,7 @@ fn lead_fits(
         && matrix_len <= SCAN_SMALL_MAX
         && LEAD_BUCKETS * 4 <= optin
         && lead_shared_bytes(kern, coarse, m) <= optin
-        && (n as u64).div_ceil(p.wide_tile() as u64) <= sms as u64 * lead_tile_cap(p.wide_tile())
-}
-
-/// approx.cu's `LEAD_TILE_CAP`: the most tiles of `tile` keys a block of the lead pass takes.
-fn lead_tile_cap(tile: usize) -> u64 {
-    u32::MAX as u64 / tile as u64
+        && (n as u64) < (sms as u64) << 32
 }
 
 /// Dynamic shared memory of `approx_wide_lead`: the wide scatter's and the interval counters.
@@ -518,7 +510,7 @@ fn run<K: SortKey>(
     ])?;
     let done = |i: usize| ws + (layout.done + 8 * i) as u64;
     let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
-    let (lead_tiles, fine_tiles) = (done(3), done(4));
+    let fine_tiles = done(3);
     let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
@@ -836,10 +828,9 @@ fn run<K: SortKey>(
                     .push(l.flag)
                     .push(coarse_k)
                     .push(coarse_v)
-                    .push(lead_done)
-                    .push(lead_tiles);
+                    .push(lead_done);
                 // SAFETY: `approx_wide_lead(const KEY_T*, const Value*, u64, const Bits*, Bits,
-                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*, u32*, u32*)`:
+                // u32, u32, const u64*, Claim*, u64*, const u64*, KEY_T*, Value*, u32*)`:
                 // runs only when the plan raised the flag (then the chunked coarse pass did
                 // not); bin j receives exactly its count at bounds[j] .. bounds[j + 1] of the
                 // intermediate buffer (n keys, not overlapping the input), claims zeroed; adds
@@ -1303,18 +1294,7 @@ pub fn approx_sort_pairs_host<K: SortKey, V: SortValue>(
 
 #[cfg(test)]
 mod tests {
-    use super::{bins, lead_tile_cap};
-
-    /// A lead-pass block takes at most `lead_tile_cap(tile)` tiles: fewer than 2^32 keys, so its
-    /// 32-bit interval counts cannot overflow.
-    #[test]
-    fn lead_tile_cap_keeps_a_block_under_2_pow_32_keys() {
-        for tile in [1, 8192, 16384, 21504, 65536] {
-            let cap = lead_tile_cap(tile);
-            assert!(cap * tile as u64 <= u32::MAX as u64);
-            assert!((cap + 1) * tile as u64 > u32::MAX as u64);
-        }
-    }
+    use super::bins;
 
     #[test]
     fn bins_split_intervals_about_their_square_root() {
