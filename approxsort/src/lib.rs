@@ -69,28 +69,32 @@
 //! fill; the fine pass's claims share one front per interval.
 //!
 //! NVIDIA H100 80GB HBM3, `scripts/bench-gpu approxsort` with `--type u32 --sizes 20,24,28
-//! --reps 5` (whole calls, CUDA events), uniform `u32` keys in `0..2^31` (values: `u32`),
+//! --reps 7` (whole calls, CUDA events), uniform `u32` keys in `0..2^31` (values: `u32`),
 //! 10,000 intervals, DeviceRadixSort of CUB 3.0.1 (CUDA 13) in the same run, milliseconds
-//! (ratio: CUB's time over ours; 2026-11-25, commit 3389706):
+//! (ratio: CUB's time over ours; 2026-11-25, commit aa9f21f):
 //!
 //! | n | approx keys | CUB SortKeys | ratio | approx pairs | CUB SortPairs | ratio | sampled keys / pairs (ratio) |
 //! |---|---|---|---|---|---|---|---|
-//! | 2^20 | 0.069 | 0.089 | 1.28 | 0.082 | 0.095 | 1.17 | 0.230 / 0.234 (0.39 / 0.41) |
-//! | 2^24 | 0.226 | 0.477 | 2.11 | 0.337 | 0.609 | 1.81 | 0.566 / 0.698 (0.84 / 0.87) |
-//! | 2^28 | 2.163 | 6.401 | **2.96** | 4.018 | 8.491 | **2.11** | 5.50 / 7.79 (1.16 / 1.09) |
+//! | 2^20 | 0.0635 | 0.0840 | 1.32 | 0.0694 | 0.0890 | 1.28 | 0.193 / 0.192 (0.44 / 0.46) |
+//! | 2^24 | 0.221 | 0.476 | 2.15 | 0.320 | 0.604 | 1.89 | 0.527 / 0.665 (0.90 / 0.91) |
+//! | 2^28 | 2.116 | 6.392 | **3.02** | 3.912 | 8.592 | **2.20** | 5.45 / 7.69 (1.17 / 1.12) |
 //!
-//! ([`ApproxVariant::Paper`] 26.5 ms keys, 48.1 pairs at 2^28; sampled intervals and
-//! [`refine`], a full sort, 14.7 ms. CUB's 2^20 rows vary between runs: 0.082 / 0.097 in
-//! another run of the same day. A second run at 2f0329b, the same kernels: 2^28 keys 2.140
-//! against 6.413, **2.996**, pairs 4.027 against 8.472, 2.10; 2^24 2.15 / 1.80; 2^20 1.28 /
-//! 1.19.) The targets, 3x SortKeys and 2.5x SortPairs at 2^28, are not met (keys at the
-//! edge of the run-to-run spread): keys need 2.13 ms, the passes' bound at the copy rate is 1.80 (20 bytes a key),
-//! and the two scatter passes run at about 80% of it; pairs, 36 bytes a pair over two scatter
-//! passes, cannot reach 3.4 ms at the copy rate (3.2 ms) by much. The same call alone in a short
-//! run (the ignored test `bench_mid_sizes` of `tests/gpu_approx.rs`, 2^28) takes 2.13 to 2.17 ms
-//! between runs (2.131 to 2.145 a call when ten are queued back to back: the device's time; the
-//! rest is the host's before the first kernel, about 20 us of driver calls when the device is
-//! idle).
+//! ([`ApproxVariant::Paper`] 26.5 ms keys, 48.1 pairs at 2^28; [`refine`], a full sort, 14.7
+//! ms. CUB's rows vary between runs by about 1% at 2^28 (SortKeys 6.35 to 6.41 ms today) and
+//! more at 2^20.) Before this session's two changes below (commit 3389706): 2^28 2.163 against
+//! 6.401, 2.96x, pairs 4.018 against 8.491, 2.11x; 2^24 2.11 / 1.81; 2^20 1.28 / 1.17. The
+//! issue's 3x SortKeys at 2^28 is met, by 1%, about the spread of CUB's time between runs;
+//! 2.5x SortPairs is not: pairs move 36 bytes a pair over the min-max pass and two scatter
+//! passes, 3.2 ms at the copy rate against the 3.4 ms the target needs, and the scatter passes
+//! run at about 80% of it. The device's time of a call (the ignored test `bench_mid_sizes` of
+//! `tests/gpu_approx.rs`, 2^28, ten calls queued back to back) is 2.120 ms; a lone call adds the
+//! host's driver calls before the first kernel (about 20 us when the device is idle).
+//!
+//! The two changes: every kernel is a programmatic dependent launch
+//! ([`sortlab_primitives::LaunchConfig::dependent`]; `approx.cu` says which let their successor
+//! launch early), 2.137-2.139 -> 2.130-2.132 ms a call back to back at 2^28 and 0.065-0.069 ->
+//! 0.062-0.064 at 2^20; and the fine pass takes its tiles from a counter instead of tiles b, b +
+//! gridDim.x, ..., so that its blocks end together (848 -> 840 us under Nsight Compute).
 //!
 //! At 2^28 keys (kernel times under Nsight Compute, 7afe875): min-max with the leading-bits
 //! histogram and, in its last block, the plan 0.36 ms (a copy of the keys takes 0.72 ms, so a
