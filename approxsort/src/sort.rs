@@ -58,10 +58,10 @@ impl Phases {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Layout {
     /// `m` claim counters (u64 slots), followed by the 2 words of min and max and the
-    /// [`DONE_WORDS`] counters of blocks done (all zeroed together).
+    /// [`COUNTER_WORDS`] counters (all zeroed together).
     claimed: usize,
     mm: usize,
-    done: usize,
+    counters: usize,
     /// Paper: `n` u32 interval numbers and `n` u64 offsets.
     idx: usize,
     off: usize,
@@ -96,11 +96,11 @@ impl Layout {
         let paper = opts.variant == ApproxVariant::Paper;
         let sampled = opts.boundaries == Intervals::Sampled;
         let claimed = part(m.checked_mul(8))?;
-        // The min-max words and the done counters follow the claims directly (one zeroing
+        // The min-max words and the counters follow the claims directly (one zeroing
         // launch for all).
         let mm = claimed + m * 8;
-        let done = mm + 16;
-        let _ = part(Some(16 + 8 * DONE_WORDS))?;
+        let counters = mm + 16;
+        let _ = part(Some(16 + 8 * COUNTER_WORDS))?;
         let idx = part(if paper { n.checked_mul(4) } else { Some(0) })?;
         let off = part(if paper { n.checked_mul(8) } else { Some(0) })?;
         // The splitters (words 0..m - 1 of m), s0 and the shift (2 words), the bucket table
@@ -124,7 +124,7 @@ impl Layout {
         Ok(Layout {
             claimed,
             mm,
-            done,
+            counters,
             idx,
             off,
             splitters,
@@ -290,7 +290,7 @@ fn lead_words(coarse: usize) -> usize {
 /// last block ends a step (`sortlab::last_block`): the min-max pass's (the leading-bits plan),
 /// the count pass's (the scans) and the leading-bits coarse pass's (the scan of the counts); one
 /// hands out the tiles of the wide fine pass (`approx_wide_fine_*`).
-const DONE_WORDS: usize = 4;
+const COUNTER_WORDS: usize = 4;
 
 /// Whether the leading-bits path may run for `n` keys into `m` intervals over `coarse` bins
 /// (the chunked fallback's count matrix `matrix_len` words): long enough an input, both scans
@@ -504,13 +504,13 @@ fn run<K: SortKey>(
     let lead_len = lead.map_or(0, lead_words);
     let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
     kern.zero_words(&[
-        (ws + layout.claimed as u64, m + 2 + DONE_WORDS),
+        (ws + layout.claimed as u64, m + 2 + COUNTER_WORDS),
         (boundaries.ptr().addr(), m + 1),
         (matrix.ptr().addr(), matrix_len + lead_len),
     ])?;
-    let done = |i: usize| ws + (layout.done + 8 * i) as u64;
-    let (minmax_done, count_done, lead_done) = (done(0), done(1), done(2));
-    let fine_tiles = done(3);
+    let counter = |i: usize| ws + (layout.counters + 8 * i) as u64;
+    let (minmax_done, count_done, lead_done) = (counter(0), counter(1), counter(2));
+    let fine_tiles = counter(3);
     let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
     let mut phases = Phases::new(gpu, "approx");
     let p = &kern.policy;
