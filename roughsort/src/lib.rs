@@ -26,30 +26,34 @@
 //!
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
-//! `k-sorted:K`), GPU time with CUDA events (2026-11-24); CUB `DeviceRadixSort::SortKeys` on the
-//! same input in the same run: 6.40 ms. A device-to-device copy of the keys took 0.72 ms, so one
-//! read of them is about 0.36 ms. The ignored test `gpu_rough_timings` in `verify/tests/rough.rs`
-//! prints the same figures and the sort alone with `k` given.
+//! `k-sorted:K`), GPU time with CUDA events (2026-11-25); CUB `DeviceRadixSort::SortKeys` on the
+//! same input in the same run: 6.43 ms. A device-to-device copy of the keys takes about 0.72 ms,
+//! so one read of them is about 0.36 ms. The ignored test `gpu_rough_timings` in
+//! `verify/tests/rough.rs` prints the same figures and the sort alone with `k` given.
 //!
 //! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | vs CUB |
 //! |---|---|---|---|---|
-//! | 16 | 0.95 ms | 1.82 ms | window | 3.51x |
-//! | 256 | 0.95 ms | 3.37 ms | window | 1.90x |
-//! | 4096 | 0.88 ms | 5.13 ms | merge passes | 1.25x |
+//! | 16 | 0.54 ms | 1.37 ms | window | 4.83x |
+//! | 256 | 0.56 ms | 2.03 ms | window | 3.15x |
+//! | 4096 | 0.59 ms | 3.92 ms | merge passes | 1.65x |
 //!
-//! (`scripts/bench-gpu roughsort`, median of 7, CUB in the same run; key-value pairs against
-//! `SortPairs`: 2.51x, 1.56x, 1.03x.) Before the keys' warp merge steps (`sort.cu`) the three
-//! rows read 1.99, 3.64 and 5.64 ms; then k = 1024 (the window path's largest) took 5.12 ms and
-//! k = 1025 (merge passes) 5.28 ms.
+//! (`scripts/bench-gpu roughsort` with `--pattern k-sorted:16,k-sorted:256,k-sorted:4096`, median
+//! of 7, CUB in the same run; key-value pairs against `SortPairs`: 2.90x, 1.66x, 1.05x.) k = 1024
+//! (the window path's largest) takes 3.08 ms and k = 1025 (merge passes) 3.60 ms. Before the
+//! grouped radius kernel, the single-select lane exchange and 32 keys a thread (2026-11-24) the
+//! three rows read 1.82, 3.37 and 5.13 ms. At k = 4096 the sort itself (3.3 ms: runs of 8192
+//! sorted in shared memory, then one merge pass) is bound by the sorting network's ALU work,
+//! like the window path; 3x CUB would need it under 1.6 ms.
 //!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential
 //! forms), same machine: 2^16 keys 0.03 ms against 0.35 to 0.63 ms for k = 2 to 4096 (0.15 to
 //! 0.6 ms against 0.75 to 1.5 ms for k = 5000 and n / 4, which take the far path); 2^20 keys
 //! 0.03 to 0.10 ms against 6 to 9 ms; 2^24 keys 0.09 to 0.36 ms against 120 to 160 ms, for
-//! k = 2, 100, 4096, 5000 and n / 4. The window and merge kernels are bound by shared memory
-//! (Nsight Compute: about 86 % SM throughput and 72 % L1/shared throughput for `sort_windows`
-//! at k = 256), so each merge level costs about 0.3 ms at 2^28 keys.
+//! k = 2, 100, 4096, 5000 and n / 4. The window kernel is bound by the ALU work of its sorting
+//! networks (Nsight Compute, 2^26 keys, k = 256, 512 × 16 keys: 91 % of the ALU pipe's peak,
+//! 90 % SM throughput), and so is `radius_halo` at about two thirds of it (68 %, with 1.4 TB/s
+//! read from memory).
 //!
 //! # Example
 //! ```no_run

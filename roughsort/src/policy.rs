@@ -3,26 +3,27 @@
 use sortlab_primitives::{Defines, Gpu, Policy};
 
 /// Radius kernels: 256 threads × 16 keys, tiles of 4096 keys for every key type. The tile is
-/// also the reach of the one-pass radius (`radius_onepass` resolves every pair whose left end
-/// lies at most one tile before the right end's tile), so it is at least the largest `k` the
+/// also the reach of the one-pass radius (`radius_halo` resolves every pair whose left end lies
+/// at most one tile before the right end's tile), so it is at least the largest `k` the
 /// benchmarks target (4096); 256 × 16 keeps the 8-byte kernels' shared memory (two padded tiles,
-/// about 70 KiB for `radius_onepass`) within three blocks per SM. Larger tiles of 4-byte keys
-/// measured slower (H100, 2^28 u32, k = 16 / 256 / 4096, same run): 512 × 16 with 3 blocks per SM
-/// 1.04 / 1.06 / 0.98 ms, 1024 × 16 with 1 1.30 / 1.39 / 1.38, against 0.97 / 0.95 / 0.88.
+/// about 70 KiB for `radius_halo`) within three blocks per SM. Larger tiles of 4-byte keys
+/// measured slower with the earlier look-back kernel (H100, 2^28 u32, k = 16 / 256 / 4096, same
+/// run): 512 × 16 with 3 blocks per SM 1.04 / 1.06 / 0.98 ms, 1024 × 16 with 1 1.30 / 1.39 /
+/// 1.38, against 0.97 / 0.95 / 0.88.
 const RADIUS_BLOCK_THREADS: u32 = 256;
 const RADIUS_ITEMS: u32 = 16;
 /// Chunks of 32 × 8 = 256 keys: the granularity of the far path's chunk extremes and of
 /// `is_k_sorted`'s prefix maxima; the chunk arrays (two keys per 256) and their scans stay small.
 const RADIUS_CHUNK_ITEMS: u32 = 8;
-/// Resident `radius_onepass` blocks per SM that its registers are capped for: 4-byte keys 6
-/// (40 registers a thread; the shared memory, 2 padded tiles, allows 6 too), so that enough
-/// tiles are being loaded while others look back and search; 8-byte keys 3 (their shared
-/// memory allows no more).
+/// Resident `radius_halo` blocks per SM that its registers are capped for: 4-byte keys 6 (40
+/// registers a thread, no spills; the shared memory, 2 padded tiles, allows 6 too): the kernel
+/// is bound by its ALU work, and 5 blocks with 48 registers or 4 with the next tile prefetched
+/// measured slower; 8-byte keys 3 (their shared memory allows no more).
 const RADIUS_MIN_BLOCKS_4B: u32 = 6;
 const RADIUS_MIN_BLOCKS_8B: u32 = 3;
 
 /// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`,
-/// `ONEPASS_MIN_BLOCKS`).
+/// `HALO_MIN_BLOCKS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RadiusPolicy {
     /// Threads per block (a power of two).
@@ -31,7 +32,7 @@ pub struct RadiusPolicy {
     pub items_per_thread: u32,
     /// Keys per lane of a chunk; a chunk is `32 * chunk_items` keys and divides the tile.
     pub chunk_items: u32,
-    /// Resident `radius_onepass` blocks per SM that its registers are capped for.
+    /// Resident `radius_halo` blocks per SM that its registers are capped for.
     pub min_blocks: u32,
 }
 
@@ -73,22 +74,36 @@ impl Policy for RadiusPolicy {
             .set("BLOCK_THREADS", self.block_threads)
             .set("ITEMS_PER_THREAD", self.items_per_thread)
             .set("CHUNK_ITEMS", self.chunk_items)
-            .set("ONEPASS_MIN_BLOCKS", self.min_blocks)
+            .set("HALO_MIN_BLOCKS", self.min_blocks)
     }
 }
 
 /// Sort kernels. The window (`sort_windows`) holds `block_threads * items_per_thread` keys in
-/// registers and shared memory: 512 × 16 = 8192 when a key and its value take at most 8 bytes
-/// (32 to 66 KiB of shared memory), 256 × 16 = 4096 for 12- and 16-byte pairs (about 52 KiB).
-/// The global merge tile is a quarter of the window (256 × 8 or 256 × 4), so that it divides
-/// every run the merge passes see (at least a quarter of the window, see `sort/mod.rs`).
+/// registers and shared memory: 8192 when a key and its value take at most 8 bytes (32 to 66 KiB
+/// of shared memory), 256 × 16 = 4096 for 12- and 16-byte pairs (about 52 KiB). 4-byte keys
+/// alone take 256 threads × 32 keys (each thread's sorting network in registers is longer, and
+/// fewer of its compare-exchanges cross lanes), except for radii below 32, whose runs of 2 × 16
+/// a thread's 16 keys already hold (512 × 16); pairs and 8-byte keys take 512 × 16 (32 keys
+/// would take too many registers). The global merge tile is a quarter of the window (256 × 8 or
+/// 256 × 4), so that it divides every run the merge passes see (at least a quarter of the
+/// window, see `sort/mod.rs`).
+///
+/// Measured (H100, 2^28 u32 k-sorted, the sort after the radius, ms, same run): 256 × 32 with
+/// registers capped for 4 blocks per SM, k = 16 / 256 / 1024 / 4096: 0.86 / 1.46 / 2.51 / 3.33;
+/// for 5 blocks 0.87 / 1.51 / 2.64 / 3.48; 512 × 16 for 3 blocks 0.80 / 1.71 / 3.05 / 3.86.
 const SORT_SMALL_THREADS: u32 = 512;
 const SORT_LARGE_THREADS: u32 = 256;
 const SORT_ITEMS: u32 = 16;
+const SORT_KEY_THREADS: u32 = 256;
+const SORT_KEY_ITEMS: u32 = 32;
 const MERGE_THREADS: u32 = 256;
-/// 4-byte keys alone: registers capped for 3 resident windows of 512 threads per SM (42 a
-/// thread; the shared memory allows 3 too). Everything else: no cap.
-const SORT_MIN_BLOCKS_4B_KEYS: u32 = 3;
+/// 4-byte keys alone: registers capped for 4 resident windows of 256 × 32 per SM (64 a thread;
+/// the shared memory allows 6), or 3 of 512 × 16 for radii below 32 (42 a thread; the shared
+/// memory allows 3 too). Everything else: no cap.
+const SORT_MIN_BLOCKS_4B_KEYS: u32 = 4;
+const SORT_MIN_BLOCKS_4B_KEYS_SMALL_K: u32 = 3;
+/// Radii below this sort 4-byte keys alone with 16 keys a thread.
+const SORT_SMALL_K: usize = 32;
 
 /// Launch policy of `sort.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `MERGE_THREADS`,
 /// `MERGE_ITEMS`, `WINDOW_MIN_BLOCKS`).
@@ -108,30 +123,33 @@ pub struct SortPolicy {
 
 impl SortPolicy {
     /// The policy for keys of `key_size` bytes with values of `value_size` bytes (0 for keys
-    /// only) on a device of compute capability `cc` (the same everywhere for now).
-    pub fn for_sizes(key_size: usize, value_size: usize, _cc: (u32, u32)) -> Self {
-        let block_threads = if key_size + value_size <= 8 {
-            SORT_SMALL_THREADS
-        } else {
-            SORT_LARGE_THREADS
+    /// only) and radius `k` on a device of compute capability `cc` (the same everywhere for
+    /// now). Every policy's window is 8192 keys when key and value take at most 8 bytes, else
+    /// 4096, whatever `k`.
+    pub fn for_sizes(key_size: usize, value_size: usize, k: usize, _cc: (u32, u32)) -> Self {
+        let (block_threads, items_per_thread, window_min_blocks) = match (key_size, value_size) {
+            (4, 0) if k < SORT_SMALL_K => (
+                SORT_SMALL_THREADS,
+                SORT_ITEMS,
+                SORT_MIN_BLOCKS_4B_KEYS_SMALL_K,
+            ),
+            (4, 0) => (SORT_KEY_THREADS, SORT_KEY_ITEMS, SORT_MIN_BLOCKS_4B_KEYS),
+            _ if key_size + value_size <= 8 => (SORT_SMALL_THREADS, SORT_ITEMS, 1),
+            _ => (SORT_LARGE_THREADS, SORT_ITEMS, 1),
         };
-        let window = block_threads * SORT_ITEMS;
+        let window = block_threads * items_per_thread;
         SortPolicy {
             block_threads,
-            items_per_thread: SORT_ITEMS,
+            items_per_thread,
             merge_threads: MERGE_THREADS,
             merge_items: window / 4 / MERGE_THREADS,
-            window_min_blocks: if key_size + value_size <= 4 {
-                SORT_MIN_BLOCKS_4B_KEYS
-            } else {
-                1
-            },
+            window_min_blocks,
         }
     }
 
-    /// The policy for `key_size`-byte keys and `value_size`-byte values on `gpu`.
-    pub fn for_device(gpu: &Gpu, key_size: usize, value_size: usize) -> Self {
-        Self::for_sizes(key_size, value_size, gpu.info().compute_capability)
+    /// The policy for `key_size`-byte keys, `value_size`-byte values and radius `k` on `gpu`.
+    pub fn for_device(gpu: &Gpu, key_size: usize, value_size: usize, k: usize) -> Self {
+        Self::for_sizes(key_size, value_size, k, gpu.info().compute_capability)
     }
 
     /// Keys per window.

@@ -26,8 +26,15 @@ fn configs<K: SortKey>(out: &mut Vec<(KernelSource, Defines)>) {
         (Some("unsigned int"), 4),
         (Some("unsigned long long"), 8),
     ] {
-        let sp = SortPolicy::for_sizes(K::SIZE, size, cc);
-        out.push((sort::SOURCE, sort::module_defines::<K>(value, &sp)));
+        // Radii below and above the 4-byte keys' policy switch (32).
+        let mut policies = vec![SortPolicy::for_sizes(K::SIZE, size, 1, cc)];
+        let large = SortPolicy::for_sizes(K::SIZE, size, 4096, cc);
+        if large != policies[0] {
+            policies.push(large);
+        }
+        for sp in policies {
+            out.push((sort::SOURCE, sort::module_defines::<K>(value, &sp)));
+        }
     }
 }
 

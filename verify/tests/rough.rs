@@ -362,6 +362,38 @@ mod gpu {
         for_each_key!(radius_vs_cpu(&gpu, seed));
     }
 
+    /// Long inputs, where each radius block takes several tiles in turn (the grouped path of
+    /// `radius_halo`, a last block with fewer): the radius equals the CPU's.
+    fn long_radius_vs_cpu<K: SortKey>(gpu: &Gpu, seed: u64, n: usize) {
+        let mut patterns: Vec<Pattern> = [0, 1, 2, 100, 4095, 4096, 4097, 8191, 8192, 100_000]
+            .map(Pattern::KSorted)
+            .to_vec();
+        patterns.extend([
+            Pattern::Ascending,
+            Pattern::Descending,
+            Pattern::AllEqual,
+            Pattern::Uniform,
+        ]);
+        for pattern in patterns {
+            let keys: Vec<K> = generate(pattern, n, seed);
+            let d = DeviceBuffer::from_host(gpu, &keys).unwrap();
+            for order in [Order::Ascending, Order::Descending] {
+                let r = check::radius(&keys, order);
+                let what = format!("{} {pattern} n = {n} {order} seed {seed}", K::NAME);
+                assert_eq!(radius(gpu, &d, order).unwrap(), r, "radius, {what}");
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_radius_of_long_inputs_matches_the_cpu() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_radius_of_long_inputs_matches_the_cpu");
+        long_radius_vs_cpu::<u32>(&gpu, seed, (1 << 24) + 5);
+        long_radius_vs_cpu::<f64>(&gpu, seed, (1 << 23) + 5);
+    }
+
     fn paths<K: SortKey>(gpu: &Gpu, seed: u64) {
         let n = (1 << 20) + 3;
         for (k, path) in [

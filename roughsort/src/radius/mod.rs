@@ -8,18 +8,18 @@
 //! from one merge of the two non-decreasing sequences. [`radius`] fuses this into one read of
 //! the keys when no inversion spans more than a tile (4096 keys):
 //!
-//! 1. `radius_onepass`, one block per tile (handed out in order by an atomic counter): loads
-//!    the tile once, scans its maxima and minima with warp shuffles, publishes the tile maximum
-//!    and finds `LR` before the tile (and before the previous tile) by a decoupled look-back
-//!    (Merrill & Garland), as sortlab-primitives' fast [`scan`] does. Only when some key of the
-//!    tile is below `LR` before it does it read the previous tile again (from L2) for its `LR`.
-//!    It then searches `j_i` only for the positions that can realise the radius: strict suffix
-//!    minima of the tile below an earlier key (in k-sorted data about one per disturbed block),
-//!    by a galloping search back from `i` in shared memory. The suffix minima within the tile
-//!    change single `d_i` but never their maximum (see `radius.cu`), so no suffix scan over the
-//!    array is needed. Exact whenever no `j_i` lies before the previous tile, which it checks:
-//!    always so when the radius is at most 4096.
-//! 2. Only if some tile found a `j_i` further back: the chunk extremes of every 256 keys
+//! 1. `radius_halo`: each block takes a group of consecutive tiles (about four waves of blocks,
+//!    at most 16 tiles a block) and first reads the tile before its group. For each tile in turn
+//!    it scans the maxima and minima with warp shuffles, keeps `LR` of this tile and the previous
+//!    one in shared memory (from the group's start), and searches `j_i` only for the positions
+//!    that can realise the radius: strict suffix minima of the tile below an earlier key (in
+//!    k-sorted data a few per disturbed block), by a galloping search back from `i`. The suffix
+//!    minima within the tile change single `d_i` but never their maximum (see `radius.cu`), so
+//!    no suffix scan over the array is needed, and no block waits for another. It writes each
+//!    tile's largest and smallest key; `far_check` (after sortlab-primitives' [`scan`] of the
+//!    largest) then checks that no key lies above a key two or more tiles on: the result is exact
+//!    then, always so when the radius is at most 4096.
+//! 2. Only if that check fails: the chunk extremes of every 256 keys
 //!    (`chunk_extremes`) and their scans (sortlab-primitives' [`scan`]), then `LR` and `RL` of
 //!    the whole array are written (`materialize`) and merged tile by tile in global memory
 //!    (`merge_partition`, `merge_radius`): five more passes, any radius.
@@ -81,6 +81,7 @@ struct Ctx<'a> {
     gpu: &'a Gpu,
     module: Arc<Module>,
     threads: u32,
+    min_blocks: u32,
     tile: usize,
     n: usize,
     tiles: usize,
@@ -100,6 +101,7 @@ impl<'a> Ctx<'a> {
             gpu,
             module,
             threads: policy.block_threads,
+            min_blocks: policy.min_blocks,
             tile,
             n,
             tiles: n.div_ceil(tile),
@@ -168,9 +170,10 @@ impl<'a> Ctx<'a> {
 /// `k`-sorted (0 for sorted keys, at most `n - 1`).
 ///
 /// # Overview
-/// See the [module documentation](self): one pass that finds `LR` before each tile by a
-/// decoupled look-back and merges it with the tile's suffix minima in shared memory, and five
-/// more passes only when some inversion spans more than a tile. Equals
+/// See the [module documentation](self): one pass in which each block merges `LR` of a group
+/// of tiles (from the tile before the group) with each tile's suffix minima in shared memory, a
+/// check over the tiles' extremes, and five more passes only when some inversion spans more than
+/// a tile. Equals
 /// `sortlab_cpu_reference::rough::radius`.
 ///
 /// # Key types
@@ -181,10 +184,9 @@ impl<'a> Ctx<'a> {
 /// needs `2n` words of scratch). The keys are never modified.
 ///
 /// # Performance
-/// One read of the keys (and a re-read from L2 of the tiles whose keys reach back into the
-/// previous tile) when no inversion spans more than a tile; otherwise five more passes. NVIDIA
-/// H100: 0.89 to 0.95 ms for 2^28 `u32` keys (k = 16 to 4096), about 0.09 ms for 2^24 (the
-/// sequential CPU form takes 120 to 160 ms); more in the crate documentation.
+/// One read of the keys (and of one tile in 16 more) when no inversion spans more than a tile;
+/// otherwise five more passes. NVIDIA H100: 0.51 to 0.59 ms for 2^28 `u32` keys (k = 16 to
+/// 4096), against 0.36 ms for one read at the copy rate; more in the crate documentation.
 ///
 /// # Example
 /// ```no_run
@@ -200,37 +202,70 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
         return Ok(0);
     }
     let ctx = Ctx::new::<K>(gpu, n, order)?;
-    let tiles = grid(gpu, ctx.tiles, "radius_onepass")?;
-    // Words 0 and 1: the radius and the far flag; 2: the tile counter; then a status word per
-    // tile, and for 8-byte ranks an aggregate and an inclusive prefix per tile.
-    let per_tile = if K::SIZE == 4 { 1 } else { 3 };
-    let ws = DeviceBuffer::<u64>::zeroed(gpu, 3 + per_tile * ctx.tiles)?;
-    let (result, _) = ws.ptr_range(0..2)?;
-    let (status, _) = ws.ptr_range(2..)?;
-    let onepass = ctx.module.kernel("radius_onepass")?;
+    halo_radius(&ctx, keys)
+}
+
+/// The radius by `radius_halo` and `far_check`, or by the far path when that fails.
+fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
+    let (gpu, n, tiles) = (ctx.gpu, ctx.n, ctx.tiles);
+    let result = DeviceBuffer::<u64>::zeroed(gpu, 2)?;
+    let tile_hi = DeviceBuffer::<K>::alloc(gpu, tiles)?;
+    let tile_lo = DeviceBuffer::<K>::alloc(gpu, tiles)?;
+    let kernel = ctx.module.kernel("radius_halo")?;
+    let resident = gpu.info().multiprocessors as usize * ctx.min_blocks as usize;
+    // About four waves of blocks, at most 16 tiles a block (measured: see radius.cu).
+    let group = (tiles / (4 * resident)).clamp(1, 16);
+    let blocks = grid(gpu, tiles.div_ceil(group), "radius_halo")?;
     let mut args = KernelArgs::new();
     args.ptr(keys.ptr())
         .push(n as u64)
         .push(ctx.flip)
-        .ptr(result)
-        .ptr(status)
-        .push(tiles);
+        .ptr(result.ptr())
+        .ptr(tile_hi.ptr())
+        .ptr(tile_lo.ptr())
+        .push(tiles as u32)
+        .push(group as u32);
+    // SAFETY: arguments match `radius_halo(const KEY_T*, u64, Bits, u64*, KEY_T*, KEY_T*, u32,
+    // u32)` (`flip` fills the low bytes of its slot); keys holds n keys, 16-byte aligned (a
+    // DeviceBuffer's start), and block b reads tiles b * group - 1 to (b + 1) * group - 1, at
+    // most tile `tiles - 1`, within [0, n) (vector loads only for whole runs of
+    // ITEMS_PER_THREAD); result is two words; tile_hi and tile_lo hold a key per tile and block b
+    // writes only its own tiles' (indices < tiles); blocks * group >= tiles; the dynamic shared
+    // memory is the kernel's PADDED(2 * TILE) key words.
     let shared = (padded(2 * ctx.tile, K::SIZE) * K::SIZE) as u32;
-    // SAFETY: arguments match `radius_onepass(const KEY_T*, u64, Bits, u64*, u64*, u32)`; keys
-    // holds n keys, 16-byte aligned (a DeviceBuffer's start), and a block reads its tile and the
-    // one before it within [0, n) (vector loads only for whole runs of ITEMS_PER_THREAD);
-    // result is two words; status (zeroed) holds the counter word and `per_tile` words per
-    // tile, of which block t touches only tile t's and earlier tiles'; one block per tile, so
-    // the counter hands out exactly the tiles; the dynamic shared memory is the kernel's
-    // PADDED(2 * TILE) key words.
     unsafe {
-        onepass.launch(
-            LaunchConfig::linear(tiles, ctx.threads).with_shared(shared),
+        kernel.launch(
+            LaunchConfig::linear(blocks, ctx.threads).with_shared(shared),
             &args,
         )?
     };
+    if tiles > 2 {
+        let mut pm = DeviceBuffer::<K>::alloc(gpu, tiles)?;
+        let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
+        scan(
+            gpu,
+            &tile_hi,
+            &mut pm,
+            ctx.ops().0,
+            kind,
+            Direction::Forward,
+            fast,
+        )?;
+        let (far, _) = result.ptr_range(1..2)?;
+        let check = ctx.module.kernel("far_check")?;
+        let mut args = KernelArgs::new();
+        args.ptr(pm.ptr())
+            .ptr(tile_lo.ptr())
+            .push(tiles as u64)
+            .push(ctx.flip)
+            .ptr(far);
+        let blocks = grid(gpu, (tiles - 2).div_ceil(ctx.threads as usize), "far_check")?;
+        // SAFETY: arguments match `far_check(const KEY_T*, const KEY_T*, u64, Bits, u64*)`; pm
+        // and tile_lo hold a key per tile, read at indices < tiles; far is one word.
+        unsafe { check.launch(LaunchConfig::linear(blocks, ctx.threads), &args)? };
+    }
     let mut r = [0u64; 2];
-    ws.copy_range_to_host(0..2, &mut r)?;
+    result.copy_range_to_host(0..2, &mut r)?;
     if r[1] == 0 {
         return Ok(r[0] as usize);
     }
@@ -239,7 +274,7 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
     let mut sm = lo;
     let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
     scan_in_place(gpu, &mut sm, ctx.ops().1, kind, Direction::Reverse, fast)?;
-    far_radius(&ctx, keys, &pm, &sm)
+    far_radius(ctx, keys, &pm, &sm)
 }
 
 /// The radius by a global merge of `LR` and `RL` (some inversion spans more than a tile).

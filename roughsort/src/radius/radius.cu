@@ -12,12 +12,14 @@
 // smaller key would give a longer pair), so RLt[q] = RL[q] and d_q is the radius.
 //
 // The kernels:
-//   radius_onepass   per tile, one read of the keys: LR and RLt of the tile, LR before it by a
-//                    decoupled look-back over the tile maxima, the previous tile's LR (re-read,
-//                    from L2) only when some key of the tile is below LR before it; then j_i for
-//                    the few positions that can realise the radius, max (i - j_i) -> atomicMax;
-//                    raises the `far` flag when some j_i lies before the previous tile (then
-//                    some inversion spans more than TILE keys)
+//   radius_halo      per tile, one read of the keys (in groups of tiles per block, each group
+//                    also reading the tile before it): LR of the previous tile and the tile from
+//                    the previous tile's start, RLt, then j_i for the few positions that can
+//                    realise the radius, max (i - j_i) -> atomicMax; writes each tile's largest
+//                    and smallest key
+//   far_check        from the exclusive prefix maxima of the tiles' largest keys: raises the
+//                    `far` flag when some key lies above a key more than a tile after it, where
+//                    radius_halo's j_i may be wrong (some inversion spans more than TILE keys)
 //   chunk_extremes   (far case, is_k_sorted) per chunk of CHUNK keys: the largest and the
 //                    smallest rank, as keys (the host scans them into PM, the exclusive prefix
 //                    maxima per chunk, and SM, the suffix minima, with sortlab-primitives' scan)
@@ -31,6 +33,7 @@
 //   BLOCK_THREADS     threads per block: a power of two from 32 to 1024
 //   ITEMS_PER_THREAD  keys per thread; TILE = BLOCK_THREADS * ITEMS_PER_THREAD keys per tile
 //   CHUNK_ITEMS       keys per lane of a chunk; CHUNK = 32 * CHUNK_ITEMS keys (divides TILE)
+//   HALO_MIN_BLOCKS   resident radius_halo blocks per SM its registers are capped for
 //
 // Order: every kernel takes `flip`, 0 for ascending, all ones for descending; a key's rank is
 // its ordered bits (sortlab/thread/key_bits.cuh) xor flip, and kernels compare ranks only.
@@ -40,7 +43,6 @@
 #include "sortlab/warp/warp_reduce.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
-#include "sortlab/block/tile_status.cuh"
 
 #ifndef KEY_T
 #define KEY_T unsigned int
@@ -204,39 +206,11 @@ chunk_extremes(const KEY_T* keys, u64 n, Bits flip, KEY_T* chunk_hi, KEY_T* chun
     }
 }
 
-// ---- radius_onepass: one block per tile (the tile index from an atomic counter, so a tile only
-// waits for tiles that running blocks hold); dynamic shared memory PADDED(2 * TILE) *
-// sizeof(Bits). `result[0]`: the radius (atomicMax), `result[1]`: the far flag. `ws` (zeroed):
-// ws[0] the tile counter (low half), ws[1 + t] the status of tile t, and for 8-byte ranks
-// ws[1 + tiles + t] its aggregate and ws[1 + 2 * tiles + t] its inclusive prefix maximum.
-//
-// A block loads its tile once (16-byte vector loads, blocked), scans the thread maxima and
-// minima with warp shuffles (LR within the tile, RLt), publishes the tile maximum and looks back
-// (decoupled look-back, Merrill & Garland) for LR before the tile and before the previous tile.
-// When the tile's smallest key is below LR before it, some j lies before the tile: the previous
-// tile (hot in L2) is read again and its LR put in front of the tile's; when it is below LR
-// before the previous tile, some pair spans more than a tile: the far flag. Then only the
-// candidates that can realise the radius are searched: positions i with LR[i] > RLt[i] that are
-// strict suffix minima of the tile (RLt[i] < RLt[i + 1]: of equal RLt the last one is farthest
-// from the same j; the right end of a pair realising the radius is one, as `a[q]` is smaller
-// than every later key). j_i, the first j with LR[j] > RLt[i], by a galloping search back from
-// i in shared memory. ----
-//
-// Measured and not kept (H100, 2^28 u32, k-sorted, 2026-11-24; this form: 0.87 to 0.98 ms):
-// persistent blocks that load their next tile during the search, 3.4 to 4.9 ms (a block holds
-// a tile it cannot publish yet, and every later tile's look-back waits for it); loading tile
-// blockIdx.x while the counter answers, with warp 0 looking back before its own work, 0.98 to
-// 1.09 ms; the same with the previous tile copied early (cp.async) when the tile's smallest key
-// is below the previous tile's last key, 1.02 to 1.11 ms; each tile publishing the maximum of all
-// but its last warp's keys, so that a tile whose keys reach back only into the previous tile's
-// last 512 re-reads just those (one warp, no barrier): 0.93 to 0.97 ms against 0.88 to 0.98 in
-// the same run (the re-read is not what the time goes to).
-#define ONEPASS_WARPS (BLOCK_THREADS / 32)
-#ifndef ONEPASS_MIN_BLOCKS
-#define ONEPASS_MIN_BLOCKS 1
+#ifndef HALO_MIN_BLOCKS
+#define HALO_MIN_BLOCKS 1
 #endif
+#define HALO_WARPS (BLOCK_THREADS / 32)
 static_assert(ITEMS_PER_THREAD % (16 / sizeof(KEY_T)) == 0, "ITEMS_PER_THREAD: a multiple of the keys per 16 bytes");
-static_assert(TILE <= 0x40000000, "tile positions are ints");
 
 // Loads keys [start + tid * ITEMS, + ITEMS) ∩ [0, n) blocked into registers as ranks (16-byte
 // vector loads for a whole thread's run; `start` is a multiple of TILE); highest rank past n.
@@ -265,220 +239,216 @@ __device__ __forceinline__ void load_blocked(const KEY_T* keys, u64 n, u64 start
 __device__ __forceinline__ Bits max_of(Bits a, Bits b) { return a < b ? b : a; }
 __device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
 
-// Publishes `value` as the `kind` of `tile` (sortlab/block/tile_status.cuh; the status words
-// follow the counter word, 8-byte values follow the status words).
-__device__ __forceinline__ void publish_tile(u64* ws, u32 tiles, u32 tile, u32 kind, Bits value) {
-    u64* status = ws + 1;
-    sortlab::tile_publish(status, reinterpret_cast<Bits*>(status + tiles), tiles, tile, kind, value);
-}
+// ---- radius_halo: block b takes tiles [b * group, (b + 1) * group) ∩ [0, tiles) in order (no
+// block waits for another); dynamic shared memory PADDED(2 * TILE) * sizeof(Bits). `result[0]`:
+// the radius (atomicMax). Writes every tile's largest and smallest key (tile_hi, tile_lo; the
+// padding past n counts for neither).
+//
+// The block first reads the tile before its first (the halo) and then its tiles one by one,
+// keeping LR *from the halo's start* of the last two in shared memory (a ring of two tile
+// slots). For a candidate i of a tile (a strict suffix minimum of the tile, below an earlier key
+// from the halo's start on), j_i' is the first position from the previous tile's start with
+// that LR above a[i]. It is the true j_i when every key before the previous tile is at most
+// a[i]; `far_check` tests exactly that for every tile's smallest key (the prefix maxima of
+// tile_hi against tile_lo, two tiles on) and sends the computation to the far path when it
+// fails (LR from any start at or before the previous tile's is then above a[i] exactly where
+// the true LR is). So the maximum of i - j_i' is the radius whenever no far_check fails (see
+// the one-pass argument at the top: suffix minima within the tile suffice). The host picks the
+// group so that there are about four waves of blocks (at most 16 tiles a block).
+//
+// Measured (H100, 2^28 u32 k-sorted, k = 16 / 256 / 4096, radius call in ms, 2026-11-25):
+// this kernel with 16 tiles a block 0.51-0.53 / 0.56-0.57 / 0.58-0.59; one tile a block (a halo
+// read for every tile) 0.70 / 0.75 / 0.73; 64 a block (1.3 waves) 0.55 / 0.66 / 0.72; the next
+// tile loaded into registers while this one is searched (64 registers, 4 blocks an SM) 0.55 /
+// 0.64 / 0.69 (the kernel is bound by its ALU work, not by load latency); the earlier design
+// (one tile a block, decoupled look-back for LR before the tile, re-read of the previous tile
+// when needed) 0.95 / 0.93 / 0.88, its warps mostly waiting at the barrier after the look-back.
+static_assert((1 << PAD_SHIFT) % ITEMS_PER_THREAD == 0, "a thread's items share one padded row");
+static_assert((TILE & (TILE - 1)) == 0 && TILE <= 0x20000000, "tiles: a power of two, positions ints");
 
-// Called by all of warp 0 of the block holding `tile` >= 1: `before`, the largest rank of the
-// tiles before `tile`, and `before2`, of the tiles before `tile - 1` (lowest rank if none).
-__device__ __forceinline__ void look_back2(const u64* ws, u32 tiles, u32 tile, Bits& before, Bits& before2) {
-    const u64* status = ws + 1;
-    const u32 lane = sortlab::lane_id();
-    Bits acc0 = lowest_rank();
-    Bits acc1 = lowest_rank();
-    bool done0 = false;
-    bool done1 = false;
-    u32 skip = 1;                 // lanes below `skip` do not count for before2 (lane 0: tile - 1)
-    i64 window = (i64)tile - 1;  // lane l reads tile window - l
-    while (!(done0 && done1)) {
-        const i64 t = window - (i64)lane;
-        u32 kind;
-        const Bits v = sortlab::tile_status_read(status, reinterpret_cast<const Bits*>(status + tiles), tiles, t,
-                                                 lowest_rank(), kind);
-        const u32 incl = __ballot_sync(SORTLAB_FULL_WARP, kind == sortlab::TILE_INCLUSIVE);
-        if (!done0) {
-            const u32 stop = incl ? (u32)(__ffs(incl) - 1) : 31u;
-            acc0 = max_of(acc0, sortlab::warp_reduce<32>(lane <= stop ? v : lowest_rank(), sortlab::Max()));
-            done0 = incl != 0;
-        }
-        if (!done1) {
-            const u32 m = incl & ~((1u << skip) - 1u);
-            const u32 stop = m ? (u32)(__ffs(m) - 1) : 31u;
-            acc1 = max_of(acc1, sortlab::warp_reduce<32>(lane >= skip && lane <= stop ? v : lowest_rank(), sortlab::Max()));
-            done1 = m != 0;
-        }
-        skip = 0;
-        window -= 32;
+// Inclusive max scan of `v` up the block (blocked: thread t's value covers its items), as the
+// largest value of the threads before me (`before`, lowest rank for thread 0) and the block's
+// (`total`); `mx` holds a slot per warp. Ends with a barrier; call again only after another.
+__device__ __forceinline__ void block_max_before(Bits v, Bits* mx, Bits& before, Bits& total) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 warp = threadIdx.x >> 5;
+#pragma unroll
+    for (u32 o = 1; o < 32; o <<= 1) {
+        const Bits u = sortlab::shfl_up(v, o);
+        if (lane >= o) v = max_of(v, u);
     }
-    before = acc0;
-    before2 = acc1;
+    if (lane == 31) mx[warp] = v;
+    before = sortlab::shfl_up(v, 1);
+    if (lane == 0) before = lowest_rank();
+    __syncthreads();
+    total = lowest_rank();
+#pragma unroll
+    for (u32 w = 0; w < HALO_WARPS; ++w) {
+        const Bits a = mx[w];
+        if (w < warp) before = max_of(before, a);
+        total = max_of(total, a);
+    }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, ONEPASS_MIN_BLOCKS)
-radius_onepass(const KEY_T* keys, u64 n, Bits flip, u64* result, u64* ws, u32 tiles) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, HALO_MIN_BLOCKS)
+radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KEY_T* tile_lo, u32 tiles, u32 group) {
     extern __shared__ __align__(16) unsigned char smem[];
-    // [0, TILE): LR of the previous tile (when needed); [TILE, 2 TILE): the tile's own prefix
-    // maxima (from the tile's start: LR is their maximum with LR before the tile).
+    // Slot s: LR (from the halo's start) of a tile at [s * PADDED(TILE), ...), padded.
     Bits* lr = reinterpret_cast<Bits*>(smem);
-    __shared__ Bits warp_max[ONEPASS_WARPS];
-    __shared__ Bits warp_min[ONEPASS_WARPS];
-    __shared__ Bits s_before;
-    __shared__ Bits s_before2;
-    __shared__ u32 s_tile;
+    __shared__ Bits warp_max[HALO_WARPS];
+    __shared__ Bits warp_min[HALO_WARPS];
+    __shared__ Bits halo_max[HALO_WARPS];
     const u32 tid = threadIdx.x;
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
-    if (tid == 0) s_tile = atomicAdd(reinterpret_cast<u32*>(ws), 1u);
-    __syncthreads();
-    const u32 tile = s_tile;
-    const u64 ts = (u64)tile * TILE;
-    const u32 e0 = tid * ITEMS_PER_THREAD;  // my first position in the tile
+    const u32 e0 = tid * ITEMS_PER_THREAD;  // my first position in a tile
+    const u32 first = blockIdx.x * group;
+    const u32 last = min(first + group, tiles);
 
-    Bits x[ITEMS_PER_THREAD];
-    load_blocked(keys, n, ts, flip, x);
-    Bits tmax = lowest_rank();
-    Bits tmin = highest_rank();
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        tmax = max_of(tmax, x[k]);
-        tmin = min_of(tmin, x[k]);
-    }
-    // Inclusive max scan up the warp, inclusive min scan down it.
-    Bits wmax = tmax;
-    Bits wmin = tmin;
-#pragma unroll
-    for (u32 o = 1; o < 32; o <<= 1) {
-        const Bits u = sortlab::shfl_up(wmax, o);
-        const Bits d = sortlab::shfl_down(wmin, o);
-        if (lane >= o) wmax = max_of(wmax, u);
-        if (lane + o < 32) wmin = min_of(wmin, d);
-    }
-    if (lane == 31) warp_max[warp] = wmax;
-    if (lane == 0) warp_min[warp] = wmin;
-    Bits before_me = sortlab::shfl_up(wmax, 1);  // the largest rank of the tile before me
-    Bits after_me = sortlab::shfl_down(wmin, 1);  // the smallest of the tile after me
-    if (lane == 0) before_me = lowest_rank();
-    if (lane == 31) after_me = highest_rank();
-    __syncthreads();
-    Bits tile_max = lowest_rank();
-    Bits c0 = highest_rank();
-#pragma unroll
-    for (u32 w = 0; w < ONEPASS_WARPS; ++w) {
-        const Bits a = warp_max[w];
-        const Bits b = warp_min[w];
-        if (w < warp) before_me = max_of(before_me, a);
-        if (w > warp) after_me = min_of(after_me, b);
-        tile_max = max_of(tile_max, a);
-        c0 = min_of(c0, b);
-    }
-    if (tid == 0) publish_tile(ws, tiles, tile, tile == 0 ? sortlab::TILE_INCLUSIVE : sortlab::TILE_AGGREGATE, tile_max);
-
-    // While warp 0 looks back: the tile's own prefix maxima to shared memory, and two masks of
-    // my strict suffix minima (RLt[i] = a[i] < RLt[i + 1]): `inverted`, those below a key before
-    // them in the tile, and `clean`, the others (candidates only if below LR before the tile).
-    u32 inverted = 0;
-    u32 clean = 0;
-    {
-        u32 above = 0;  // a key before i in the tile is larger
-        Bits run = before_me;
-#pragma unroll
-        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-            if (run > x[k]) above |= 1u << k;
-            run = max_of(run, x[k]);
-            lr[pad(TILE + e0 + k)] = run;
-        }
-        Bits acc = after_me;
-        u32 strict = 0;
-#pragma unroll
-        for (int k = ITEMS_PER_THREAD - 1; k >= 0; --k) {
-            if (x[k] < acc) strict |= 1u << k;
-            acc = min_of(acc, x[k]);
-        }
-        inverted = strict & above;
-        clean = strict & ~above;
-    }
-    if (warp == 0 && tile > 0) {
-        Bits before;
-        Bits before2;
-        look_back2(ws, tiles, tile, before, before2);
-        if (lane == 0) {
-            publish_tile(ws, tiles, tile, sortlab::TILE_INCLUSIVE, max_of(before, tile_max));
-            s_before = before;
-            s_before2 = before2;
-        }
-    } else if (tid == 0) {
-        s_before = lowest_rank();
-        s_before2 = lowest_rank();
-    }
-    __syncthreads();
-    const Bits before = s_before;
-    const bool halo = c0 < before;  // some j_i lies before the tile
-    if (halo && s_before2 > c0) {
-        // Some j_i lies before the previous tile: a pair spans more than TILE keys.
-        if (tid == 0) atomicOr(result + 1, 1ull);
-        return;
-    }
-    if (halo) {
-        // LR of the previous tile (a whole tile: it is not the last), from LR before it.
+    // The halo: LR of tile first - 1 from its start, into slot 1 (a whole tile: not the last).
+    Bits carry = lowest_rank();  // LR at the end of the tile before the current one
+    if (first > 0) {
         Bits h[ITEMS_PER_THREAD];
-        load_blocked(keys, n, ts - TILE, flip, h);
+        load_blocked(keys, n, (u64)(first - 1) * TILE, flip, h);
         Bits hmax = lowest_rank();
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) hmax = max_of(hmax, h[k]);
-#pragma unroll
-        for (u32 o = 1; o < 32; o <<= 1) {
-            const Bits u = sortlab::shfl_up(hmax, o);
-            if (lane >= o) hmax = max_of(hmax, u);
-        }
-        if (lane == 31) warp_max[warp] = hmax;  // every read of warp_max came before the last barrier
-        Bits run = sortlab::shfl_up(hmax, 1);
-        if (lane == 0) run = lowest_rank();
-        __syncthreads();
-#pragma unroll
-        for (u32 w = 0; w < ONEPASS_WARPS; ++w) {
-            if (w < warp) run = max_of(run, warp_max[w]);
-        }
-        run = max_of(run, s_before2);
+        Bits run;
+        block_max_before(hmax, halo_max, run, carry);
+        Bits* row = lr + PADDED(TILE) + pad(e0);
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
             run = max_of(run, h[k]);
-            lr[pad(e0 + k)] = run;
+            row[k] = run;
         }
     }
-    __syncthreads();
 
-    // j_i for each candidate i (c = RLt[i] = a[i]): the first j with LR[j] > c. Below LR before
-    // the tile, j lies in the previous tile ([0, TILE) of lr, and lr[TILE - 1] = LR before the
-    // tile > c); else in the tile at or before i (there LR > c exactly where the tile's own
-    // prefix maximum is, as LR before the tile <= c). Gallop back from the known bound, then
-    // bisect. One candidate per lane per round: a warp takes as many rounds as its busiest lane.
     int best = 0;
-    u32 todo = inverted | (halo ? clean : 0u);
-    while (todo) {
-        const int k = __ffs(todo) - 1;
-        todo &= todo - 1;
-        const u32 e = e0 + (u32)k;
-        const Bits c = rank_of(keys[ts + e], flip);
-        const bool in_halo = c < before;
-        if (!in_halo && !((inverted >> k) & 1u)) continue;
-        const int p = (int)(TILE + e);
-        int hi = in_halo ? TILE : p;       // LR[hi] > c
-        int lo = in_halo ? -1 : TILE - 1;  // LR[lo] <= c, or no key there
-        int step = 1;
-        while (hi - step > lo) {
-            const int q = hi - step;
-            if (lr[pad((u32)q)] > c) {
-                hi = q;
-                step <<= 1;
-            } else {
-                lo = q;
-                break;
+    for (u32 tile = first; tile < last; ++tile) {
+        const u32 own = (tile - first) & 1;  // the slot of this tile; the other holds the previous
+        const u64 ts = (u64)tile * TILE;
+        Bits x[ITEMS_PER_THREAD];
+        load_blocked(keys, n, ts, flip, x);
+        Bits tmax = lowest_rank();
+        Bits tmin = highest_rank();
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) tmin = min_of(tmin, x[k]);  // padding never lowers it
+        if (ts + TILE <= n) {
+#pragma unroll
+            for (int k = 0; k < ITEMS_PER_THREAD; ++k) tmax = max_of(tmax, x[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+                if (ts + e0 + k < n) tmax = max_of(tmax, x[k]);
             }
         }
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) >> 1;
-            if (lr[pad((u32)mid)] > c) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
+        // Inclusive max scan up the warp, inclusive min scan down it.
+        Bits wmax = tmax;
+        Bits wmin = tmin;
+#pragma unroll
+        for (u32 o = 1; o < 32; o <<= 1) {
+            const Bits u = sortlab::shfl_up(wmax, o);
+            const Bits d = sortlab::shfl_down(wmin, o);
+            if (lane >= o) wmax = max_of(wmax, u);
+            if (lane + o < 32) wmin = min_of(wmin, d);
         }
-        best = p - hi > best ? p - hi : best;
+        Bits before_me = sortlab::shfl_up(wmax, 1);
+        Bits after_me = sortlab::shfl_down(wmin, 1);
+        if (lane == 0) before_me = lowest_rank();
+        if (lane == 31) after_me = highest_rank();
+        // The previous tile's search read warp_max / warp_min before its barrier; this one
+        // orders the previous search before this tile's writes of its slot.
+        if (lane == 31) warp_max[warp] = wmax;
+        if (lane == 0) warp_min[warp] = wmin;
+        __syncthreads();
+        Bits tile_max = lowest_rank();
+        Bits c0 = highest_rank();
+#pragma unroll
+        for (u32 w = 0; w < HALO_WARPS; ++w) {
+            const Bits a = warp_max[w];
+            const Bits b = warp_min[w];
+            if (w < warp) before_me = max_of(before_me, a);
+            if (w > warp) after_me = min_of(after_me, b);
+            tile_max = max_of(tile_max, a);
+            c0 = min_of(c0, b);
+        }
+        before_me = max_of(before_me, carry);
+        carry = max_of(carry, tile_max);
+        if (tid == 0) {
+            tile_hi[tile] = key_of(tile_max, flip);
+            tile_lo[tile] = key_of(c0, flip);
+        }
+        // LR to my slot; candidates: strict suffix minima of the tile (RLt[i] = a[i] < RLt[i +
+        // 1]) below an earlier key.
+        u32 candidates;
+        {
+            Bits* row = lr + own * PADDED(TILE) + pad(e0);
+            u32 above = 0;
+            Bits run = before_me;
+#pragma unroll
+            for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+                if (run > x[k]) above |= 1u << k;
+                run = max_of(run, x[k]);
+                row[k] = run;
+            }
+            Bits acc = after_me;
+            u32 strict = 0;
+#pragma unroll
+            for (int k = ITEMS_PER_THREAD - 1; k >= 0; --k) {
+                if (x[k] < acc) strict |= 1u << k;
+                acc = min_of(acc, x[k]);
+            }
+            candidates = strict & above;
+        }
+        if (!__syncthreads_or(candidates != 0)) continue;  // every key above all before it
+
+        // j_i' for each candidate i (c = a[i]): the first position from the previous tile's
+        // start (logical 0; the tile starts at logical TILE) with LR above c, at most i - 1.
+        // Logical q lives in slot (q / TILE) ^ own ^ 1. Gallop back from i, then bisect. One
+        // candidate per lane per round.
+        const u32 rot = own ? 0u : (u32)TILE;
+        u32 todo = candidates;
+        while (todo) {
+            const int k = __ffs(todo) - 1;
+            todo &= todo - 1;
+            const u32 e = e0 + (u32)k;
+            const Bits c = rank_of(keys[ts + e], flip);  // x[k] without dynamic register indexing
+            const int p = (int)(TILE + e);
+            int hi = p;                            // LR[hi] > c
+            int lo = tile == 0 ? TILE - 1 : -1;  // LR[lo] <= c, or nothing there
+            int step = 1;
+            while (hi - step > lo) {
+                const int q = hi - step;
+                if (lr[pad(((u32)q + rot) & (2 * TILE - 1))] > c) {
+                    hi = q;
+                    step <<= 1;
+                } else {
+                    lo = q;
+                    break;
+                }
+            }
+            while (hi - lo > 1) {
+                const int mid = (lo + hi) >> 1;
+                if (lr[pad(((u32)mid + rot) & (2 * TILE - 1))] > c) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            best = p - hi > best ? p - hi : best;
+        }
     }
     publish_max((u64)best, result);
+}
+
+// ---- far_check: one thread per tile t >= 2 (grid = ceil((tiles - 2) / BLOCK_THREADS)); pm: the
+// exclusive prefix maxima of tile_hi. Raises *far when some key before tile t - 1 is above tile
+// t's smallest key (radius_halo's j_i' may then miss the true j_i). ----
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+far_check(const KEY_T* pm, const KEY_T* tile_lo, u64 tiles, Bits flip, u64* far) {
+    const u64 t = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x + 2;
+    const bool bad = t < tiles && rank_of(pm[t - 1], flip) > rank_of(tile_lo[t], flip);
+    if (__syncthreads_or(bad) && threadIdx.x == 0) atomicOr(far, 1ull);
 }
 
 // ---- materialize: grid = one block per tile; dynamic shared memory 2 * PADDED(TILE) *

@@ -18,10 +18,12 @@
 //! most `k` places from its (stable) sorted place, so the sorted output's positions
 //! `[s, s + T)` are exactly the sorted window's elements at the same offsets. The window is
 //! itself `k`-sorted, so Altman-Chlebus sorts it in registers and shared memory: a stable
-//! sort of each thread's 16 keys (a bitonic network), merge levels up to runs of `2m`, one merge
-//! level from offset `m` (2 levels for `k = 16`, 6 for `k = 256`). Keys alone merge up to runs
-//! of a warp's 512 keys with bitonic merge steps in the warp's registers (shuffles, no barrier),
-//! and the offset level too where `2m <= 512`; key-value pairs keep the stable merge levels.
+//! sort of each thread's keys (a bitonic network over 16, or 32 for 4-byte keys alone with
+//! `k >= 32`: [`SortPolicy`]), merge levels up to runs of `2m`, one merge level from offset `m`
+//! (2 levels for `k = 16`, 5 for `k = 256` with 32 keys a thread). Keys alone merge up to runs
+//! of a warp's keys (512 or 1024) with bitonic merge steps in the warp's registers (shuffles, no
+//! barrier), and the offset level too where `2m` is at most that; key-value pairs keep the
+//! stable merge levels.
 //!
 //! **Merge passes**: every window of 8192 (4096) keys is sorted into runs of `2m` in place,
 //! then merge-path merges in global memory (a partition kernel, then one block per tile of a
@@ -55,8 +57,9 @@ pub const SOURCE: KernelSource = KernelSource::new("sort.cu", include_str!("sort
 /// The window path handles radii up to this fraction of a window: a window of `W` keys then
 /// writes at least `W - W / 4 - 1` of them (75 %), so its reads exceed its writes by at most a
 /// third, while every merge path pays a separate window sort and at least one merge pass.
-/// Measured at the crossover (H100, 2^28 `u32`, radius included): `k = 1024` (window) 5.67
-/// ms, `k = 1025` (merge passes) 5.76 ms, so the two paths cost about the same there.
+/// Measured at the crossover (H100, 2^28 `u32`, radius included): `k = 1024` (window) 3.08
+/// ms, `k = 1025` (merge passes) 3.60 ms (5.67 and 5.76 before the 32-key policy of 4-byte
+/// keys); a larger window share (1 / 4) would read every key up to twice.
 pub const WINDOW_MAX_K_DIVISOR: usize = 8;
 
 /// The defines of the sort module for keys `K`, values of CUDA type `value` (None: keys
@@ -339,7 +342,7 @@ fn sort_with<K: SortKey, V: SortValue>(
         return Ok(Some(RoughPath::AlreadySorted));
     }
     let value_size = values.as_ref().map(|_| V::SIZE);
-    let policy = SortPolicy::for_device(gpu, K::SIZE, value_size.unwrap_or(0));
+    let policy = SortPolicy::for_device(gpu, K::SIZE, value_size.unwrap_or(0), k);
     let value_type = values.as_ref().map(|_| V::CUDA_TYPE);
     // (Keyed by what the defines are made of: no defines built and hashed on every call.)
     let module = gpu.module_keyed(
@@ -441,7 +444,7 @@ fn sort_with<K: SortKey, V: SortValue>(
 /// radius and the path taken.
 ///
 /// # Overview
-/// [`radius`](crate::radius()) (two reads of the keys for radii up to 4096), then the path of
+/// [`radius`](crate::radius()) (one read of the keys for radii up to 4096), then the path of
 /// the [module documentation](self) for that radius: one pass over the keys for radii up to
 /// 1024 (4-byte keys), merge passes beyond. O(n log k) work.
 ///
@@ -458,8 +461,8 @@ fn sort_with<K: SortKey, V: SortValue>(
 /// buffer of `n` keys); the keys are then unchanged.
 ///
 /// # Performance
-/// NVIDIA H100, 2^28 `u32`, radius included: 3.03 ms at `k = 16`, 4.21 ms at `k = 256`, 6.13 ms
-/// at `k = 4096`, against 6.40 ms for CUB's radix sort (table in the crate documentation). The
+/// NVIDIA H100, 2^28 `u32`, radius included: 1.37 ms at `k = 16`, 2.03 ms at `k = 256`, 3.92 ms
+/// at `k = 4096`, against 6.43 ms for CUB's radix sort (table in the crate documentation). The
 /// result may live in a new allocation (see the module documentation).
 ///
 /// # Example
@@ -657,10 +660,16 @@ mod tests {
     use super::*;
 
     fn policies() -> Vec<SortPolicy> {
-        [(4, 0), (8, 0), (4, 4), (4, 8), (8, 4), (8, 8)]
-            .into_iter()
-            .map(|(k, v)| SortPolicy::for_sizes(k, v, (9, 0)))
-            .collect()
+        let mut all: Vec<SortPolicy> = Vec::new();
+        for (key, value) in [(4, 0), (8, 0), (4, 4), (4, 8), (8, 4), (8, 8)] {
+            for k in [1, 31, 32, 4096] {
+                let p = SortPolicy::for_sizes(key, value, k, (9, 0));
+                if !all.contains(&p) {
+                    all.push(p);
+                }
+            }
+        }
+        all
     }
 
     #[test]

@@ -196,8 +196,8 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
     }
 }
 
-// ---- Warp bitonic merging, keys alone (blocked: lane l holds warp positions [16 l, 16 l + 16)
-// in registers). A merge step of size S (32 <= S <= WARP_RUN) turns every pair of ascending runs
+// ---- Warp bitonic merging, keys alone (blocked: lane l holds warp positions [I l, I l + I) in
+// registers, I = ITEMS_PER_THREAD). A merge step of size S (2 I <= S <= WARP_RUN) turns every pair of ascending runs
 // of S / 2 (aligned to S) into one ascending run of S: a mirrored compare-exchange (position i
 // against i ^ (S - 1)), then half-cleaners of strides S / 4 down to 1. Strides of a thread's
 // items or more cross lanes (shuffles), smaller ones stay in registers; no shared memory, no
@@ -206,29 +206,32 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
 // these steps up to runs of 512 and the offset level in the warps, k = 16 1.78 ms (merge levels:
 // 1.99), k = 256 3.34 (3.63), k = 4096 5.12 (5.62); key-value pairs by the same network (keys
 // compared with their window index, two shuffles each) ran up to 1.8x slower than the merge
-// levels (77 registers: one window per SM).
+// levels (77 registers: one window per SM). A lane-crossing compare-exchange takes a shuffle, a
+// compare folded with the lane's side (ISETP.XOR) and a select; done with complements (the lane
+// side as an all-ones mask xored into both keys and the result) it took five instructions, and
+// the k = 256 sort (after the radius) 2.42 ms against 1.72 ms in this form (H100, 2^28 u32,
+// 512 × 16, 2026-11-25).
 #define WARP_RUN (32 * ITEMS_PER_THREAD)
 #if !HAS_VALUES
 
 // Cross-lane compare-exchange: item k against item k (Mirror: ITEMS_PER_THREAD - 1 - k) of lane
-// lane ^ lane_mask; the lane with the lower positions keeps the smaller. The larger is kept by
-// taking the smaller of the complements, not by a branch: a branch on the lane would be hoisted
-// out of the unrolled items and split the warp around its shuffles.
+// lane ^ lane_mask; the lane with the lower positions keeps the smaller. Written as one select
+// on (partner < mine) == low, not as `low ? min : max`: the compiler hoists a branch on the lane
+// out of the unrolled items (the warp then splits around its shuffles), and a predicated min and
+// max issue two instructions anyway.
 template <bool Mirror>
 __device__ __forceinline__ void lane_stage(Bits (&key)[ITEMS_PER_THREAD], u32 lane_mask) {
     const u32 top = Mirror ? (lane_mask + 1) >> 1 : lane_mask;  // the lane bit that tells the pair apart
-    const Bits flip = (sortlab::lane_id() & top) ? ~(Bits)0 : (Bits)0;
+    const bool low = (sortlab::lane_id() & top) == 0;
 #pragma unroll
     for (int k = 0; k < (Mirror ? ITEMS_PER_THREAD / 2 : ITEMS_PER_THREAD); ++k) {
         const int j = Mirror ? ITEMS_PER_THREAD - 1 - k : k;
-        const Bits pk = sortlab::shfl_xor(key[j], (int)lane_mask) ^ flip;  // partner of item k
+        const Bits pk = sortlab::shfl_xor(key[j], (int)lane_mask);  // partner of item k
         if (Mirror) {
-            const Bits pj = sortlab::shfl_xor(key[k], (int)lane_mask) ^ flip;  // partner of item j
-            const Bits a = key[j] ^ flip;
-            key[j] = (pj < a ? pj : a) ^ flip;
+            const Bits pj = sortlab::shfl_xor(key[k], (int)lane_mask);  // partner of item j
+            key[j] = ((pj < key[j]) == low) ? pj : key[j];
         }
-        const Bits a = key[k] ^ flip;
-        key[k] = (pk < a ? pk : a) ^ flip;
+        key[k] = ((pk < key[k]) == low) ? pk : key[k];
     }
 }
 
@@ -256,10 +259,11 @@ __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u
 // blocked, each warp takes back the WARP_RUN positions from its own first plus m (positions past
 // the window as the highest rank), merges the pairs of runs of m there (a merge step of 2 m), and
 // writes them back; positions [0, m) keep their place. Ends with the window in shared memory.
-// A thread's positions p0 .. p0 + 15 (p0 a multiple of 16) share one padding slot count, so
-// they sit at pad(p0) + k, and lie in the window all or none.
+// A thread's positions p0 .. p0 + I - 1 (p0 a multiple of I, as m >= I) share one padding slot
+// count, so they sit at pad(p0) + k, and lie in the window all or none.
 __device__ __forceinline__ void offset_level_in_warps(Bits (&key)[ITEMS_PER_THREAD], u32 m, Bits* sk) {
-    static_assert(ITEMS_PER_THREAD <= 32 && WINDOW % ITEMS_PER_THREAD == 0, "a thread's items in one padded row");
+    static_assert((1 << PAD_SHIFT) % ITEMS_PER_THREAD == 0 && WINDOW % ITEMS_PER_THREAD == 0,
+                  "a thread's items in one padded row");
     const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
     Bits* mine = sk + pad(x0);
 #pragma unroll
