@@ -257,7 +257,9 @@ __device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
 // group so that there are about four waves of blocks (at most 16 tiles a block).
 //
 // Measured (H100, 2^28 u32 k-sorted, k = 16 / 256 / 4096, radius call in ms, 2026-11-25):
-// this kernel with 16 tiles a block 0.51-0.53 / 0.56-0.57 / 0.58-0.59; one tile a block (a halo
+// this kernel with 16 tiles a block 0.51 / 0.55 / 0.57-0.59 (0.52 / 0.57-0.58 / 0.58-0.61 with the
+// warps' totals combined by every thread from shared memory, and the xor of the order kept for
+// ascending keys); one tile a block (a halo
 // read for every tile) 0.70 / 0.75 / 0.73; 64 a block (1.3 waves) 0.55 / 0.66 / 0.72; the next
 // tile loaded into registers while this one is searched (64 registers, 4 blocks an SM) 0.55 /
 // 0.64 / 0.69 (the kernel is bound by its ALU work, not by load latency); the earlier design
@@ -290,8 +292,11 @@ __device__ __forceinline__ void block_max_before(Bits v, Bits* mx, Bits& before,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, HALO_MIN_BLOCKS)
-radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KEY_T* tile_lo, u32 tiles, u32 group) {
+// The kernel's body for `flip` != 0 (Flip) or == 0 (then the compiler drops every xor).
+template <bool Flip>
+__device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi,
+                                           KEY_T* tile_lo, u32 tiles, u32 group) {
+    if (!Flip) flip = 0;
     extern __shared__ __align__(16) unsigned char smem[];
     // Slot s: LR (from the halo's start) of a tile at [s * PADDED(TILE), ...), padded.
     Bits* lr = reinterpret_cast<Bits*>(smem);
@@ -361,17 +366,23 @@ radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KE
         if (lane == 31) warp_max[warp] = wmax;
         if (lane == 0) warp_min[warp] = wmin;
         __syncthreads();
-        Bits tile_max = lowest_rank();
-        Bits c0 = highest_rank();
+        // The warps' totals, scanned across lanes 0 .. HALO_WARPS - 1 of every warp (up for the
+        // maxima, down for the minima; the other lanes hold the identities).
+        Bits pm = lane < HALO_WARPS ? warp_max[lane] : lowest_rank();
+        Bits sm = lane < HALO_WARPS ? warp_min[lane] : highest_rank();
 #pragma unroll
-        for (u32 w = 0; w < HALO_WARPS; ++w) {
-            const Bits a = warp_max[w];
-            const Bits b = warp_min[w];
-            if (w < warp) before_me = max_of(before_me, a);
-            if (w > warp) after_me = min_of(after_me, b);
-            tile_max = max_of(tile_max, a);
-            c0 = min_of(c0, b);
+        for (u32 o = 1; o < HALO_WARPS; o <<= 1) {
+            const Bits u = sortlab::shfl_up(pm, o);
+            const Bits d = sortlab::shfl_down(sm, o);
+            if (lane >= o) pm = max_of(pm, u);
+            sm = min_of(sm, d);  // lanes past 31 - o read their own value: min is unchanged
         }
+        const Bits warps_before = sortlab::shfl_idx(pm, warp == 0 ? 0 : (int)warp - 1);
+        const Bits warps_after = sortlab::shfl_idx(sm, (int)warp + 1);  // lane HALO_WARPS: the identity
+        const Bits tile_max = sortlab::shfl_idx(pm, HALO_WARPS - 1);
+        const Bits c0 = sortlab::shfl_idx(sm, 0);
+        if (warp > 0) before_me = max_of(before_me, warps_before);
+        after_me = min_of(after_me, warps_after);
         before_me = max_of(before_me, carry);
         carry = max_of(carry, tile_max);
         if (tid == 0) {
@@ -439,6 +450,15 @@ radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KE
         }
     }
     publish_max((u64)best, result);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, HALO_MIN_BLOCKS)
+radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KEY_T* tile_lo, u32 tiles, u32 group) {
+    if (flip) {
+        halo_tiles<true>(keys, n, flip, result, tile_hi, tile_lo, tiles, group);
+    } else {
+        halo_tiles<false>(keys, n, flip, result, tile_hi, tile_lo, tiles, group);
+    }
 }
 
 // ---- far_check: one thread per tile t >= 2 (grid = ceil((tiles - 2) / BLOCK_THREADS)); pm: the
