@@ -329,6 +329,19 @@ mod gpu {
         }
     }
 
+    /// Asserts that the GPU radius of `d` (a copy of `keys`) equals the CPU's, and returns it.
+    fn assert_radius<K: SortKey>(
+        gpu: &Gpu,
+        keys: &[K],
+        d: &DeviceBuffer<K>,
+        order: Order,
+        what: &str,
+    ) -> usize {
+        let r = check::radius(keys, order);
+        assert_eq!(radius(gpu, d, order).unwrap(), r, "radius, {what}");
+        r
+    }
+
     fn radius_vs_cpu<K: SortKey>(gpu: &Gpu, seed: u64) {
         let mut lengths = RADIUS_LENGTHS.to_vec();
         lengths.push((1 << 20) + 3);
@@ -337,9 +350,8 @@ mod gpu {
                 let keys: Vec<K> = generate(pattern, n, seed);
                 let d = DeviceBuffer::from_host(gpu, &keys).unwrap();
                 for order in [Order::Ascending, Order::Descending] {
-                    let r = check::radius(&keys, order);
                     let what = format!("{} {pattern} n = {n} {order} seed {seed}", K::NAME);
-                    assert_eq!(radius(gpu, &d, order).unwrap(), r, "radius, {what}");
+                    let r = assert_radius(gpu, &keys, &d, order, &what);
                     for k in [r.saturating_sub(1), r, r + 1, 0, 4096] {
                         assert_eq!(
                             is_k_sorted(gpu, &d, k, order).unwrap(),
@@ -378,9 +390,8 @@ mod gpu {
             let keys: Vec<K> = generate(pattern, n, seed);
             let d = DeviceBuffer::from_host(gpu, &keys).unwrap();
             for order in [Order::Ascending, Order::Descending] {
-                let r = check::radius(&keys, order);
                 let what = format!("{} {pattern} n = {n} {order} seed {seed}", K::NAME);
-                assert_eq!(radius(gpu, &d, order).unwrap(), r, "radius, {what}");
+                assert_radius(gpu, &keys, &d, order, &what);
             }
         }
     }
