@@ -27,18 +27,18 @@
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
 //! `k-sorted:K`), GPU time with CUDA events (2026-11-25); CUB `DeviceRadixSort::SortKeys` on the
-//! same input in the same run: 6.43 ms. A device-to-device copy of the keys takes about 0.72 ms,
+//! same input in the same run: 6.39 ms. A device-to-device copy of the keys takes about 0.72 ms,
 //! so one read of them is about 0.36 ms. The ignored test `gpu_rough_timings` in
 //! `verify/tests/rough.rs` prints the same figures and the sort alone with `k` given.
 //!
 //! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | vs CUB |
 //! |---|---|---|---|---|
-//! | 16 | 0.54 ms | 1.37 ms | window | 4.83x |
-//! | 256 | 0.56 ms | 2.03 ms | window | 3.15x |
-//! | 4096 | 0.59 ms | 3.92 ms | merge passes | 1.65x |
+//! | 16 | 0.51 ms | 1.31 ms | window | 4.87x |
+//! | 256 | 0.55 ms | 2.03 ms | window | 3.14x |
+//! | 4096 | 0.56 ms | 3.86 ms | merge passes | 1.66x |
 //!
 //! (`scripts/bench-gpu roughsort` with `--pattern k-sorted:16,k-sorted:256,k-sorted:4096`, median
-//! of 7, CUB in the same run; key-value pairs against `SortPairs`: 2.90x, 1.66x, 1.05x.) k = 1024
+//! of 7, CUB in the same run; key-value pairs against `SortPairs`: 2.92x, 1.67x, 1.06x.) k = 1024
 //! (the window path's largest) takes 3.08 ms and k = 1025 (merge passes) 3.60 ms. Before the
 //! grouped radius kernel, the single-select lane exchange and 32 keys a thread (2026-11-24) the
 //! three rows read 1.82, 3.37 and 5.13 ms. At k = 4096 the sort itself (3.3 ms: runs of 8192
@@ -47,10 +47,10 @@
 //!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential
-//! forms), same machine: 2^16 keys 0.03 ms against 0.35 to 0.63 ms for k = 2 to 4096 (0.15 to
-//! 0.6 ms against 0.75 to 1.5 ms for k = 5000 and n / 4, which take the far path); 2^20 keys
-//! 0.03 to 0.10 ms against 6 to 9 ms; 2^24 keys 0.09 to 0.36 ms against 120 to 160 ms, for
-//! k = 2, 100, 4096, 5000 and n / 4. The window kernel is bound by the ALU work of its sorting
+//! forms), the device machine's CPU (2026-11-25): 2^16 keys 0.04 ms against 0.45 to 0.60 ms for
+//! k = 2 to 4096 (0.11 to 0.12 ms against 0.43 to 0.44 for k = 5000 and n / 4, which take the
+//! far path); 2^20 keys 0.04 to 0.05 ms (far path 0.13) against 7.6 to 10 ms; 2^24 keys 0.09
+//! to 0.10 ms (far path 0.36) against 166 to 200 ms, for k = 2, 100, 4096, 5000 and n / 4. The window kernel is bound by the ALU work of its sorting
 //! networks (Nsight Compute, 2^26 keys, k = 256, 512 × 16 keys: 91 % of the ALU pipe's peak,
 //! 90 % SM throughput), and so is `radius_halo` at about two thirds of it (68 %, with 1.4 TB/s
 //! read from memory).

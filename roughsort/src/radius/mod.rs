@@ -185,7 +185,7 @@ impl<'a> Ctx<'a> {
 ///
 /// # Performance
 /// One read of the keys (and of one tile in 16 more) when no inversion spans more than a tile;
-/// otherwise five more passes. NVIDIA H100: 0.51 to 0.59 ms for 2^28 `u32` keys (k = 16 to
+/// otherwise five more passes. NVIDIA H100: 0.51 to 0.57 ms for 2^28 `u32` keys (k = 16 to
 /// 4096), against 0.36 ms for one read at the copy rate; more in the crate documentation.
 ///
 /// # Example
