@@ -292,14 +292,13 @@ __device__ __forceinline__ void block_max_before(Bits v, Bits* mx, Bits& before,
     }
 }
 
-// The kernel's body for `flip` != 0 (Flip) or == 0 (then the compiler drops every xor).
+// The kernel's body for `flip` != 0 (Flip) or == 0 (then the compiler drops every xor); `lr`:
+// the dynamic shared memory, slot s holding LR (from the halo's start) of a tile at
+// [s * PADDED(TILE), ...), padded.
 template <bool Flip>
 __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi,
-                                           KEY_T* tile_lo, u32 tiles, u32 group) {
+                                           KEY_T* tile_lo, u32 tiles, u32 group, Bits* lr) {
     if (!Flip) flip = 0;
-    extern __shared__ __align__(16) unsigned char smem[];
-    // Slot s: LR (from the halo's start) of a tile at [s * PADDED(TILE), ...), padded.
-    Bits* lr = reinterpret_cast<Bits*>(smem);
     __shared__ Bits warp_max[HALO_WARPS];
     __shared__ Bits warp_min[HALO_WARPS];
     __shared__ Bits halo_max[HALO_WARPS];
@@ -454,10 +453,12 @@ __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, 
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, HALO_MIN_BLOCKS)
 radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KEY_T* tile_lo, u32 tiles, u32 group) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    Bits* lr = reinterpret_cast<Bits*>(smem);
     if (flip) {
-        halo_tiles<true>(keys, n, flip, result, tile_hi, tile_lo, tiles, group);
+        halo_tiles<true>(keys, n, flip, result, tile_hi, tile_lo, tiles, group, lr);
     } else {
-        halo_tiles<false>(keys, n, flip, result, tile_hi, tile_lo, tiles, group);
+        halo_tiles<false>(keys, n, flip, result, tile_hi, tile_lo, tiles, group, lr);
     }
 }
 
