@@ -1051,14 +1051,14 @@ approx_coarse_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_fine_equal(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n, const Bits* mm,
                   Bits flip, u32 m, const u64* bounds, Claim* claimed, KEY_T* __restrict__ keys_out,
-                  Value* __restrict__ vals_out, u32* /* next_tile: the wide fine pass's; unused */) {
+                  Value* __restrict__ vals_out) {
     sortlab::dependent_entry();
     scatter_fine<EqualMap>(keys_in, vals_in, n, MapArgs<EqualMap>{mm}, flip, m, bounds, claimed, keys_out, vals_out);
 }
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, BLOCKS_PER_SM)
 approx_fine_sampled(const KEY_T* __restrict__ keys_in, const Value* __restrict__ vals_in, u64 n,
                     const Bits* splitters, Bits flip, u32 m, const u64* bounds, Claim* claimed,
-                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out, u32* /* next_tile: unused */) {
+                    KEY_T* __restrict__ keys_out, Value* __restrict__ vals_out) {
     sortlab::dependent_entry();
     scatter_fine<SampledMap>(keys_in, vals_in, n, MapArgs<SampledMap>{splitters}, flip, m, bounds, claimed, keys_out,
                              vals_out);

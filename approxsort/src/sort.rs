@@ -853,12 +853,13 @@ fn run<K: SortKey>(
                 args.push(counts)
                     .push(claimed)
                     .push(io.keys_out)
-                    .push(io.vals_out)
-                    .push(fine_tiles);
-                // SAFETY: `approx_{fine,wide_fine}_{equal,sampled}(const KEY_T*, const Value*,
-                // u64, const Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*, u32*)`: the
-                // tile counter zeroed (the wide kernel's; the staged one ignores it); reads the n
-                // intermediate keys (values); each interval receives exactly its count at
+                    .push(io.vals_out);
+                if tiles == Tiles::Wide {
+                    args.push(fine_tiles);
+                }
+                // SAFETY: `approx_fine_{equal,sampled}(const KEY_T*, const Value*, u64, const
+                // Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`, the wide ones with a
+                // last `u32*`, the tile counter (zeroed); reads the n intermediate keys (values); each interval receives exactly its count at
                 // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
                 // the output does not overlap the intermediate buffer; shared memory as
                 // tiles.shared_bytes(m) (fits: plan).

@@ -268,30 +268,6 @@ __device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
 static_assert((1 << PAD_SHIFT) % ITEMS_PER_THREAD == 0, "a thread's items share one padded row");
 static_assert((TILE & (TILE - 1)) == 0 && TILE <= 0x20000000, "tiles: a power of two, positions ints");
 
-// Inclusive max scan of `v` up the block (blocked: thread t's value covers its items), as the
-// largest value of the threads before me (`before`, lowest rank for thread 0) and the block's
-// (`total`); `mx` holds a slot per warp. Ends with a barrier; call again only after another.
-__device__ __forceinline__ void block_max_before(Bits v, Bits* mx, Bits& before, Bits& total) {
-    const u32 lane = threadIdx.x & 31;
-    const u32 warp = threadIdx.x >> 5;
-#pragma unroll
-    for (u32 o = 1; o < 32; o <<= 1) {
-        const Bits u = sortlab::shfl_up(v, o);
-        if (lane >= o) v = max_of(v, u);
-    }
-    if (lane == 31) mx[warp] = v;
-    before = sortlab::shfl_up(v, 1);
-    if (lane == 0) before = lowest_rank();
-    __syncthreads();
-    total = lowest_rank();
-#pragma unroll
-    for (u32 w = 0; w < HALO_WARPS; ++w) {
-        const Bits a = mx[w];
-        if (w < warp) before = max_of(before, a);
-        total = max_of(total, a);
-    }
-}
-
 // The kernel's body for `flip` != 0 (Flip) or == 0 (then the compiler drops every xor); `lr`:
 // the dynamic shared memory, slot s holding LR (from the halo's start) of a tile at
 // [s * PADDED(TILE), ...), padded.
@@ -301,7 +277,7 @@ __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, 
     if (!Flip) flip = 0;
     __shared__ Bits warp_max[HALO_WARPS];
     __shared__ Bits warp_min[HALO_WARPS];
-    __shared__ Bits halo_max[HALO_WARPS];
+    __shared__ typename BlockScanT::TempStorage halo_scan;
     const u32 tid = threadIdx.x;
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
@@ -317,8 +293,7 @@ __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, 
         Bits hmax = lowest_rank();
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) hmax = max_of(hmax, h[k]);
-        Bits run;
-        block_max_before(hmax, halo_max, run, carry);
+        Bits run = BlockScanT::exclusive_scan(hmax, lowest_rank(), sortlab::Max(), carry, halo_scan);
         Bits* row = lr + PADDED(TILE) + pad(e0);
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) {

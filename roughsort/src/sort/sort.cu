@@ -197,9 +197,9 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
 }
 
 // ---- Warp bitonic merging, keys alone (blocked: lane l holds warp positions [I l, I l + I) in
-// registers, I = ITEMS_PER_THREAD). A merge step of size S (2 I <= S <= WARP_RUN) turns every pair of ascending runs
-// of S / 2 (aligned to S) into one ascending run of S: a mirrored compare-exchange (position i
-// against i ^ (S - 1)), then half-cleaners of strides S / 4 down to 1. Strides of a thread's
+// registers, I = ITEMS_PER_THREAD). A merge step of size S (2 I <= S <= WARP_RUN) turns every
+// pair of ascending runs of S / 2 (aligned to S) into one ascending run of S: a mirrored
+// compare-exchange (position i against i ^ (S - 1)), then half-cleaners of strides S / 4 down to 1. Strides of a thread's
 // items or more cross lanes (shuffles), smaller ones stay in registers; no shared memory, no
 // barrier. Not stable, so key-value sorts keep the merge levels (equal keys alone are
 // bit-identical). Measured (H100, 2^28 u32 k-sorted, rough_sort with its radius, same run): with
