@@ -549,6 +549,73 @@ mod gpu {
         assert!(one.to_host().unwrap()[0].is_nan());
     }
 
+    /// The first position where `out` differs from `expected(i)`, if any.
+    fn first_mismatch(out: &[u32], expected: impl Fn(usize) -> u32) -> Option<usize> {
+        out.iter().enumerate().position(|(i, &x)| x != expected(i))
+    }
+
+    /// 2^32 + 2^18 + 5 u32 keys `i >> 1` (ascending, each value twice), disturbed by swaps of
+    /// keys `d` apart (radius exactly `d` for `d >= 2`: the swapped pair is the widest
+    /// inversion, its neighbours' duplicates never lengthen it), at the start, across 2^31 and
+    /// 2^32 and at the end: the radius (one-pass and far), `is_k_sorted`, and `rough_sort` on every path
+    /// (window, merge passes, and the full sort of the descending order) with 64-bit positions.
+    /// Minutes long: `scripts/gpu-check` runs the `past_2_pow_32` tests only with
+    /// `SORTLAB_LARGE=1`; a device without the memory fails it.
+    #[test]
+    #[ignore = "needs a CUDA device with 40 GiB of memory (scripts/gpu-check: SORTLAB_LARGE=1)"]
+    fn past_2_pow_32_keys() {
+        let g = gpu();
+        let n = (1usize << 32) + (1 << 18) + 5;
+        let (free, _) = g.memory_info().unwrap();
+        assert!(
+            free >= 40 << 30,
+            "needs 40 GiB of free device memory, the device has {free} bytes"
+        );
+        let base = |i: usize| (i >> 1) as u32;
+        let mut host: Vec<u32> = (0..n).map(base).collect();
+        for (d, path) in [
+            (300, RoughPath::Window),
+            (5000, RoughPath::MergePasses),
+            (100_000, RoughPath::MergePasses),
+        ] {
+            let starts = [5, (1 << 31) - 7, (1 << 32) - d / 2, n - 1 - d];
+            for &p in &starts {
+                host.swap(p, p + d);
+            }
+            let mut keys = DeviceBuffer::from_host(&g, &host).unwrap();
+            for &p in &starts {
+                host.swap(p, p + d); // back to the sorted base
+            }
+            let asc = Order::Ascending;
+            assert_eq!(radius(&g, &keys, asc).unwrap(), d, "radius, d = {d}");
+            assert!(is_k_sorted(&g, &keys, d, asc).unwrap(), "is_k_sorted({d})");
+            assert!(
+                !is_k_sorted(&g, &keys, d - 1, asc).unwrap(),
+                "is_k_sorted({d} - 1)"
+            );
+            let report = rough_sort(&g, &mut keys, asc).unwrap();
+            assert_eq!((report.radius, report.path), (d, path), "d = {d}");
+            let out = keys.to_host().unwrap();
+            assert_eq!(out.len(), n);
+            assert_eq!(
+                first_mismatch(&out, base),
+                None,
+                "d = {d}: first wrong position"
+            );
+        }
+        // The sorted keys in descending order: radius n - 1, the full sort.
+        let mut keys = DeviceBuffer::from_host(&g, &host).unwrap();
+        drop(host);
+        let report = rough_sort(&g, &mut keys, Order::Descending).unwrap();
+        assert_eq!((report.radius, report.path), (n - 1, RoughPath::FullSort));
+        let out = keys.to_host().unwrap();
+        assert_eq!(
+            first_mismatch(&out, |i| base(n - 1 - i)),
+            None,
+            "descending"
+        );
+    }
+
     /// Median of `runs` GPU times (ms) of `f(state)`, after `prepare(state)` (untimed) each
     /// run and one warm-up.
     fn median_ms<S>(
