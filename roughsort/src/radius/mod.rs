@@ -207,6 +207,28 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
 
 /// The radius by `radius_halo` and `far_check`, or by the far path when that fails.
 fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
+    if let Some(r) = halo_pass(ctx, keys)? {
+        return Ok(r);
+    }
+    let (hi, lo) = ctx.chunk_extremes(keys)?;
+    let pm = ctx.prefix_max(&hi)?;
+    let mut sm = lo;
+    let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
+    scan_in_place(
+        ctx.gpu,
+        &mut sm,
+        ctx.ops().1,
+        kind,
+        Direction::Reverse,
+        fast,
+    )?;
+    far_radius(ctx, keys, &pm, &sm)
+}
+
+/// The radius by `radius_halo` and `far_check` (one read of the keys), or None when some
+/// inversion spans more than a tile (`far_check`'s flag): the radius is then above the tile
+/// and needs the far path.
+fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Option<usize>> {
     let (gpu, n, tiles) = (ctx.gpu, ctx.n, ctx.tiles);
     let result = DeviceBuffer::<u64>::zeroed(gpu, 2)?;
     let tile_hi = DeviceBuffer::<K>::alloc(gpu, tiles)?;
@@ -266,15 +288,7 @@ fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usiz
     }
     let mut r = [0u64; 2];
     result.copy_range_to_host(0..2, &mut r)?;
-    if r[1] == 0 {
-        return Ok(r[0] as usize);
-    }
-    let (hi, lo) = ctx.chunk_extremes(keys)?;
-    let pm = ctx.prefix_max(&hi)?;
-    let mut sm = lo;
-    let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
-    scan_in_place(gpu, &mut sm, ctx.ops().1, kind, Direction::Reverse, fast)?;
-    far_radius(ctx, keys, &pm, &sm)
+    Ok((r[1] == 0).then_some(r[0] as usize))
 }
 
 /// The radius by a global merge of `LR` and `RL` (some inversion spans more than a tile).
@@ -346,9 +360,11 @@ fn far_radius<K: SortKey>(
 /// for all `i < j - k` (their radius is at most `k`; 0-sorted is sorted).
 ///
 /// # Overview
-/// The largest key of each chunk of 256 and their exclusive prefix maxima (one read and a
-/// scan), then every `a[j]` against `LR[j - k - 1]`, rebuilt in shared memory from the tile it
-/// falls in.
+/// For `k` up to a radius tile (4096 keys), the first stage of [`radius`] (one read of the
+/// keys): its radius when no inversion spans more than a tile (then compared with `k`), else
+/// the radius exceeds the tile and the keys are not `k`-sorted. For larger `k`: the largest key
+/// of each chunk of 256 and their exclusive prefix maxima (one read and a scan), then every
+/// `a[j]` against `LR[j - k - 1]`, rebuilt in shared memory from the tile it falls in.
 /// Equals `sortlab_cpu_reference::rough::is_k_sorted`.
 ///
 /// # Key types
@@ -378,6 +394,10 @@ pub fn is_k_sorted<K: SortKey>(
         return Ok(true);
     }
     let ctx = Ctx::new::<K>(gpu, n, order)?;
+    if k <= ctx.tile {
+        // No far flag: the radius is exact. A far flag: some inversion spans more than a tile.
+        return Ok(halo_pass(&ctx, keys)?.is_some_and(|r| r <= k));
+    }
     let (mut pm, _) = ctx.chunk_extremes(keys)?;
     let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
     scan_in_place(gpu, &mut pm, ctx.ops().0, kind, Direction::Forward, fast)?;
