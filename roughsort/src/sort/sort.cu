@@ -70,10 +70,10 @@
 #define ITEMS_PER_THREAD 16
 #endif
 #ifndef MERGE_THREADS
-#define MERGE_THREADS 256
+#define MERGE_THREADS 128
 #endif
 #ifndef MERGE_ITEMS
-#define MERGE_ITEMS 8
+#define MERGE_ITEMS 16
 #endif
 
 #ifndef WINDOW_MIN_BLOCKS
