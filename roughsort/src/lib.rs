@@ -26,24 +26,29 @@
 //!
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
-//! `k-sorted:K`), GPU time with CUDA events (2026-11-25); CUB `DeviceRadixSort::SortKeys` on the
-//! same input in the same run: 6.39 ms. A device-to-device copy of the keys takes about 0.72 ms,
-//! so one read of them is about 0.36 ms. The ignored test `gpu_rough_timings` in
-//! `verify/tests/rough.rs` prints the same figures and the sort alone with `k` given.
+//! `k-sorted:K`), GPU time with CUDA events (2026-11-25, commit 56138a7); CUB
+//! `DeviceRadixSort::SortKeys` on the same input in the same run: 6.43 ms. A device-to-device
+//! copy of the keys takes 0.72 ms, so one read of them is about 0.36 ms. The ignored test
+//! `gpu_rough_timings` in `verify/tests/rough.rs` prints the same figures and the sort alone
+//! with `k` given.
 //!
 //! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | vs CUB |
 //! |---|---|---|---|---|
-//! | 16 | 0.51 ms | 1.31 ms | window | 4.87x |
-//! | 256 | 0.55 ms | 2.03 ms | window | 3.14x |
-//! | 4096 | 0.56 ms | 3.86 ms | merge passes | 1.66x |
+//! | 16 | 0.48 ms | 1.28 ms | window | 5.02x |
+//! | 256 | 0.46 ms | 1.93 ms | window | 3.34x |
+//! | 4096 | 0.47 ms | 3.72 ms | merge passes | 1.74x |
 //!
 //! (`scripts/bench-gpu roughsort` with `--pattern k-sorted:16,k-sorted:256,k-sorted:4096`, median
-//! of 7, CUB in the same run; key-value pairs against `SortPairs`: 2.92x, 1.67x, 1.06x.) k = 1024
-//! (the window path's largest) takes 3.08 ms and k = 1025 (merge passes) 3.60 ms. Before the
-//! grouped radius kernel, the single-select lane exchange and 32 keys a thread (2026-11-24) the
-//! three rows read 1.82, 3.37 and 5.13 ms. At k = 4096 the sort itself (3.3 ms: runs of 8192
-//! sorted in shared memory, then one merge pass) is bound by the sorting network's ALU work,
-//! like the window path; 3x CUB would need it under 1.6 ms.
+//! of 7, CUB in the same run; key-value pairs against `SortPairs` (8.39 ms): 2.96x, 1.68x,
+//! 1.04x; 2^24 keys 2.96x, 2.31x, 1.34x.) k = 1024 (the window path's largest) takes 2.98 ms
+//! and k = 1025 (merge passes) 3.40 ms. Earlier the three rows read 1.82, 3.37 and 5.13 ms
+//! (2026-11-24, before the grouped radius kernel, the single-select lane exchange and 32 keys a
+//! thread) and 1.31, 2.03, 3.86 ms (before the radius's candidates were pruned by the best
+//! distance so far and the merge tiles took 16 keys a thread). At k = 4096 the sort itself (3.2
+//! ms: runs of 8192 sorted in shared memory, then one merge pass of about 1 ms) is bound by the
+//! sorting network's ALU work (Nsight Compute at k = 1025: runs of 4096 1.90 ms at 90 % of the
+//! ALU pipe, the merge pass 1.04 ms with 8 keys a thread, 61 % of DRAM), like the window path; 3x
+//! CUB would need it under 1.7 ms.
 //!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential

@@ -185,8 +185,9 @@ impl<'a> Ctx<'a> {
 ///
 /// # Performance
 /// One read of the keys (and of one tile in 16 more) when no inversion spans more than a tile;
-/// otherwise five more passes. NVIDIA H100: 0.51 to 0.57 ms for 2^28 `u32` keys (k = 16 to
-/// 4096), against 0.36 ms for one read at the copy rate; more in the crate documentation.
+/// otherwise five more passes. NVIDIA H100: 0.46 to 0.48 ms for 2^28 `u32` keys (k = 16 to
+/// 4096), against 0.36 ms for one read at the copy rate; radii above a tile take the far path
+/// (3.6 ms at k = 70,000); more in the crate documentation.
 ///
 /// # Example
 /// ```no_run
