@@ -40,7 +40,8 @@
 //!
 //! (`scripts/bench-gpu roughsort` with `--pattern k-sorted:16,k-sorted:256,k-sorted:4096`, median
 //! of 7, CUB in the same run; key-value pairs against `SortPairs` (8.39 ms): 2.96x, 1.68x,
-//! 1.04x; 2^24 keys 2.96x, 2.31x, 1.34x.) k = 1024 (the window path's largest) takes 2.98 ms
+//! 1.04x, with the merge tiles of 4-byte keys, which pairs no longer take; 2^24 keys 2.96x,
+//! 2.31x, 1.34x.) k = 1024 (the window path's largest) takes 2.98 ms
 //! and k = 1025 (merge passes) 3.40 ms. Earlier the three rows read 1.82, 3.37 and 5.13 ms
 //! (2026-11-24, before the grouped radius kernel, the single-select lane exchange and 32 keys a
 //! thread) and 1.31, 2.03, 3.86 ms (before the radius's candidates were pruned by the best

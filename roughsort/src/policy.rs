@@ -84,11 +84,14 @@ impl Policy for RadiusPolicy {
 /// alone take 256 threads × 32 keys (each thread's sorting network in registers is longer, and
 /// fewer of its compare-exchanges cross lanes), except for radii below 32, whose runs of 2 × 16
 /// a thread's 16 keys already hold (512 × 16); pairs and 8-byte keys take 512 × 16 (32 keys
-/// would take too many registers). The global merge tile is a quarter of the window (128 × 16 or
-/// 128 × 8), so that it divides every run the merge passes see (at least a quarter of the
-/// window, see `sort/mod.rs`); 16 keys a thread halve the merge-path searches per key against 8
-/// (H100, 2^28 u32, rough_sort, same run, 128 × 16 / 256 × 8 / 64 × 32: k = 1025 3.40 / 3.50 /
-/// 3.61 ms, k = 4096 3.69 / 3.80 / 3.91, k = 70000 12.0 / 12.7 / 13.3).
+/// would take too many registers). The global merge tile is a quarter of the window, so that it
+/// divides every run the merge passes see (at least a quarter of the window, see `sort/mod.rs`):
+/// 128 × 16 for 4-byte keys alone (16 keys a thread halve the merge-path searches per key; H100,
+/// 2^28 u32, rough_sort, same run, 128 × 16 / 256 × 8 / 64 × 32: k = 1025 3.40 / 3.50 / 3.61 ms,
+/// k = 4096 3.69 / 3.80 / 3.91, k = 70000 12.0 / 12.7 / 13.3), else 256 × 8 or 256 × 4 (2^26,
+/// the sort with its radius, 256 × 8 against 128 × 16, two runs each, k = 1025 / 4096: u32/u32
+/// pairs 1.95 / 2.07 ms against 2.00 / 2.12, u64 keys 2.50 / 2.58-2.60 against 2.52-2.54 /
+/// 2.61, u64/u64 pairs 3.19-3.22 / 3.97-3.98 against 3.30-3.32 / 4.20-4.23).
 ///
 /// Measured (H100, 2^28 u32 k-sorted, the sort after the radius, ms, same run): 256 × 32 with
 /// registers capped for 4 blocks per SM, k = 16 / 256 / 1024 / 4096: 0.86 / 1.46 / 2.51 / 3.33;
@@ -98,7 +101,8 @@ const SORT_LARGE_THREADS: u32 = 256;
 const SORT_ITEMS: u32 = 16;
 const SORT_KEY_THREADS: u32 = 256;
 const SORT_KEY_ITEMS: u32 = 32;
-const MERGE_THREADS: u32 = 128;
+const MERGE_THREADS: u32 = 256;
+const MERGE_KEY_THREADS: u32 = 128;
 /// 4-byte keys alone: registers capped for 4 resident windows of 256 × 32 per SM (64 a thread;
 /// the shared memory allows 6), or 3 of 512 × 16 for radii below 32 (42 a thread; the shared
 /// memory allows 3 too). Everything else: no cap.
@@ -140,11 +144,16 @@ impl SortPolicy {
             _ => (SORT_LARGE_THREADS, SORT_ITEMS, 1),
         };
         let window = block_threads * items_per_thread;
+        let merge_threads = if (key_size, value_size) == (4, 0) {
+            MERGE_KEY_THREADS
+        } else {
+            MERGE_THREADS
+        };
         SortPolicy {
             block_threads,
             items_per_thread,
-            merge_threads: MERGE_THREADS,
-            merge_items: window / 4 / MERGE_THREADS,
+            merge_threads,
+            merge_items: window / 4 / merge_threads,
             window_min_blocks,
         }
     }
