@@ -859,8 +859,9 @@ fn run<K: SortKey>(
                 }
                 // SAFETY: `approx_fine_{equal,sampled}(const KEY_T*, const Value*, u64, const
                 // Bits*, Bits, u32, const u64*, Claim*, KEY_T*, Value*)`, the wide ones with a
-                // last `u32*`, the tile counter (zeroed); reads the n intermediate keys (values); each interval receives exactly its count at
-                // bounds[i] .. bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
+                // last `u32*`, the tile counter (zeroed); reads the n intermediate keys
+                // (values); each interval receives exactly its count at bounds[i] ..
+                // bounds[i + 1] (claims never exceed it); claimed[0..m) zeroed;
                 // the output does not overlap the intermediate buffer; shared memory as
                 // tiles.shared_bytes(m) (fits: plan).
                 unsafe {

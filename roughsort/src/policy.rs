@@ -133,22 +133,26 @@ impl SortPolicy {
     /// now). Every policy's window is 8192 keys when key and value take at most 8 bytes, else
     /// 4096, whatever `k`.
     pub fn for_sizes(key_size: usize, value_size: usize, k: usize, _cc: (u32, u32)) -> Self {
-        let (block_threads, items_per_thread, window_min_blocks) = match (key_size, value_size) {
-            (4, 0) if k < SORT_SMALL_K => (
-                SORT_SMALL_THREADS,
-                SORT_ITEMS,
-                SORT_MIN_BLOCKS_4B_KEYS_SMALL_K,
-            ),
-            (4, 0) => (SORT_KEY_THREADS, SORT_KEY_ITEMS, SORT_MIN_BLOCKS_4B_KEYS),
-            _ if key_size + value_size <= 8 => (SORT_SMALL_THREADS, SORT_ITEMS, 1),
-            _ => (SORT_LARGE_THREADS, SORT_ITEMS, 1),
-        };
+        let (block_threads, items_per_thread, window_min_blocks, merge_threads) =
+            match (key_size, value_size) {
+                (4, 0) if k < SORT_SMALL_K => (
+                    SORT_SMALL_THREADS,
+                    SORT_ITEMS,
+                    SORT_MIN_BLOCKS_4B_KEYS_SMALL_K,
+                    MERGE_KEY_THREADS,
+                ),
+                (4, 0) => (
+                    SORT_KEY_THREADS,
+                    SORT_KEY_ITEMS,
+                    SORT_MIN_BLOCKS_4B_KEYS,
+                    MERGE_KEY_THREADS,
+                ),
+                _ if key_size + value_size <= 8 => {
+                    (SORT_SMALL_THREADS, SORT_ITEMS, 1, MERGE_THREADS)
+                }
+                _ => (SORT_LARGE_THREADS, SORT_ITEMS, 1, MERGE_THREADS),
+            };
         let window = block_threads * items_per_thread;
-        let merge_threads = if (key_size, value_size) == (4, 0) {
-            MERGE_KEY_THREADS
-        } else {
-            MERGE_THREADS
-        };
         SortPolicy {
             block_threads,
             items_per_thread,

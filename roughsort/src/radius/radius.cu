@@ -391,9 +391,9 @@ __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, 
         // j_i' for each candidate i (c = a[i]): the first position from the previous tile's
         // start (logical 0; the tile starts at logical TILE) with LR above c, at most i - 1.
         // Logical q lives in slot (q / TILE) ^ own ^ 1. Gallop back from i, then bisect. One
-        // candidate per lane per round. Only a distance above the warp's best so far matters:
-        // LR is non-decreasing, so LR[i - best - 1] <= c (or no such position) rules the
-        // candidate out with one load, and LR above c there starts the gallop best + 1 back.
+        // candidate per lane per round. Only a distance above the warp's best so far (0 at
+        // first) matters: LR is non-decreasing, so LR[i - best - 1] <= c (or no such position)
+        // rules the candidate out with one load, and LR above c there starts the gallop.
 #pragma unroll
         for (u32 o = 16; o > 0; o >>= 1) best = max(best, sortlab::shfl_xor(best, (int)o));
         const u32 rot = own ? 0u : (u32)TILE;
@@ -405,13 +405,9 @@ __device__ __forceinline__ void halo_tiles(const KEY_T* keys, u64 n, Bits flip, 
             const u32 e = e0 + (u32)k;
             const Bits c = rank_of(keys[ts + e], flip);  // x[k] without dynamic register indexing
             const int p = (int)(TILE + e);
-            int hi = p;  // LR[hi] > c (p: nothing read yet)
             int lo = lo0;
-            if (best > 0) {
-                const int q = p - best - 1;
-                if (q <= lo || lr[pad(((u32)q + rot) & (2 * TILE - 1))] <= c) continue;
-                hi = q;
-            }
+            int hi = p - best - 1;  // LR[hi] > c once checked
+            if (hi <= lo || lr[pad(((u32)hi + rot) & (2 * TILE - 1))] <= c) continue;
             int step = 1;
             while (hi - step > lo) {
                 const int q = hi - step;

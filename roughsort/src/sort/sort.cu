@@ -199,9 +199,9 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
 // ---- Warp bitonic merging, keys alone (blocked: lane l holds warp positions [I l, I l + I) in
 // registers, I = ITEMS_PER_THREAD). A merge step of size S (2 I <= S <= WARP_RUN) turns every
 // pair of ascending runs of S / 2 (aligned to S) into one ascending run of S: a mirrored
-// compare-exchange (position i against i ^ (S - 1)), then half-cleaners of strides S / 4 down to 1. Strides of a thread's
-// items or more cross lanes (shuffles), smaller ones stay in registers; no shared memory, no
-// barrier. Not stable, so key-value sorts keep the merge levels (equal keys alone are
+// compare-exchange (position i against i ^ (S - 1)), then half-cleaners of strides S / 4 down
+// to 1. Strides of a thread's items or more cross lanes (shuffles), smaller ones stay in
+// registers; no shared memory, no barrier. Not stable, so key-value sorts keep the merge levels (equal keys alone are
 // bit-identical). Measured (H100, 2^28 u32 k-sorted, rough_sort with its radius, same run): with
 // these steps up to runs of 512 and the offset level in the warps, k = 16 1.78 ms (merge levels:
 // 1.99), k = 256 3.34 (3.63), k = 4096 5.12 (5.62); key-value pairs by the same network (keys
