@@ -124,7 +124,10 @@ pub struct BenchArgs {
     /// Input patterns, comma separated.
     #[arg(long, value_name = "PATTERNS", default_value = "uniform")]
     pub pattern: String,
-    /// Algorithms, comma separated (default: all registered).
+    /// Algorithms, comma separated (default: all of the suite's). `sort` takes the registry's
+    /// names (`sortlab list`); the other suites take their rows' names (`radix-fast`,
+    /// `approx-fast-equal-width`, `roughsort`, `scan-fast`, ...), listed by the error for an
+    /// unknown one.
     #[arg(long, value_name = "ALGOS")]
     pub algo: Option<String>,
     /// Sizes as powers of two, comma separated: `16,20` runs 2^16 and 2^20 keys.

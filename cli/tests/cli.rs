@@ -520,6 +520,52 @@ fn bench_writes_json_lines_with_the_schema() {
 }
 
 #[test]
+fn suite_benches_run_only_the_algos_named() {
+    // Only CPU rows are named, so no GPU is opened and the rows are the same on any machine.
+    let cases: [(&str, &str, &[&str]); 4] = [
+        ("radix", "radix", &["radix"]),
+        ("approxsort", "approx", &["approx"]),
+        ("roughsort", "roughsort-seq", &["roughsort-seq"]),
+        (
+            "primitives",
+            "scan-rayon,reduce-rayon",
+            &["reduce-rayon", "scan-rayon"],
+        ),
+    ];
+    for (suite, algo, want) in cases {
+        let o = sortlab(&[
+            "bench",
+            suite,
+            "--algo",
+            algo,
+            "--sizes",
+            "8",
+            "--reps",
+            "1",
+            "--pattern",
+            "uniform,ascending",
+        ]);
+        assert_code(&o, 0);
+        let table = stdout(&o);
+        let rows: Vec<&str> = table.lines().skip(1).collect();
+        let algos: Vec<&str> = rows
+            .iter()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(algos.len(), 2 * want.len(), "{suite}: {table}");
+        assert!(algos.iter().all(|a| want.contains(a)), "{suite}: {table}");
+        assert!(
+            rows.iter().any(|l| l.contains("ascending")),
+            "{suite}: every pattern runs: {table}"
+        );
+    }
+    for suite in ["radix", "approxsort", "roughsort", "primitives"] {
+        let o = sortlab(&["bench", suite, "--algo", "bogosort", "--sizes", "4"]);
+        assert_error(&o, &["unknown algorithm `bogosort`", "known: "]);
+    }
+}
+
+#[test]
 fn bench_filters_types_patterns_and_algos() {
     let o = sortlab(&[
         "bench",

@@ -8,6 +8,9 @@
 //! median is reported. The last output is checked (sorted, or interval order for
 //! the approximate sort) so a wrong result is never reported as a speed.
 //!
+//! `--algo` picks rows by name ([`Suite::gpu_algos`], [`Suite::cpu_algos`]); an engine none of
+//! whose rows is picked is not set up at all.
+//!
 //! Rows: `op` is `sort_keys` / `sort_pairs` for full sorts (so `scripts/bench-gpu` compares
 //! them with CUB DeviceRadixSort SortKeys / SortPairs), `approx_sort_keys` /
 //! `approx_sort_pairs` for the approximate sort, `radius` for radius determination. Values of
@@ -20,6 +23,7 @@ use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, KeyType, Order, SortKey, SortValue};
 
 use super::bench::{median, today, BenchRow};
+use super::bench_filter::AlgoFilter;
 use super::bench_primitives::gpu_err;
 use super::bench_slots::{
     buffers, slot_count, time_copy, time_gpu_rotating, time_gpu_slots, InputSlots,
@@ -50,8 +54,56 @@ pub enum Suite {
     Rough,
 }
 
+/// The approximate sort's variants and boundaries as the suite times them.
+const APPROX_VARIANTS: [ApproxVariant; 2] = [ApproxVariant::Paper, ApproxVariant::Fast];
+const APPROX_BOUNDARIES: [Intervals; 2] = [Intervals::EqualWidth, Intervals::Sampled];
+/// The refined (full) sort's row: sampled intervals, then `refine`.
+const APPROX_REFINE: &str = "approx-refine";
+/// The GPU rough sort's rows (radius, keys, pairs).
+const ROUGH_GPU: &str = "roughsort";
+/// The CPU twins' rows: the rayon radix sort, the approximate sort, the radius (sequential and
+/// rayon) and the rayon rough sort.
+const RADIX_CPU: &str = "radix";
+const APPROX_CPU: &str = "approx";
+const ROUGH_SEQ: &str = "roughsort-seq";
+const ROUGH_PAR: &str = "roughsort-par";
+
+fn radix_algo(v: RadixVariant) -> String {
+    format!("radix-{}", v.name())
+}
+
+fn approx_algo(variant: ApproxVariant, boundaries: Intervals) -> String {
+    format!("approx-{}-{}", variant.name(), boundaries.name())
+}
+
+impl Suite {
+    /// The names of the suite's GPU rows (what `--algo` selects), in the order they run.
+    pub fn gpu_algos(self) -> Vec<String> {
+        match self {
+            Suite::Radix => RadixVariant::ALL.into_iter().map(radix_algo).collect(),
+            Suite::Approx => APPROX_VARIANTS
+                .into_iter()
+                .flat_map(|v| APPROX_BOUNDARIES.map(|b| approx_algo(v, b)))
+                .chain([APPROX_REFINE.to_string()])
+                .collect(),
+            Suite::Rough => vec![ROUGH_GPU.to_string()],
+        }
+    }
+
+    /// The names of the suite's CPU rows.
+    pub fn cpu_algos(self) -> Vec<String> {
+        let names: &[&str] = match self {
+            Suite::Radix => &[RADIX_CPU],
+            Suite::Approx => &[APPROX_CPU],
+            Suite::Rough => &[ROUGH_SEQ, ROUGH_PAR],
+        };
+        names.iter().map(|s| s.to_string()).collect()
+    }
+}
+
 struct Ctx {
     gpu: Option<Gpu>,
+    algos: AlgoFilter,
     reps: u32,
     seed: u64,
     order: Order,
@@ -75,15 +127,22 @@ pub fn run(suite: Suite, args: &BenchArgs) -> Result<(), CliError> {
         .filter(|s| !s.is_empty())
         .map(parse_pattern)
         .collect::<Result<Vec<Pattern>, _>>()?;
-    let gpu = match open_gpu() {
-        Ok(g) => Some(g),
-        Err(reason) => {
-            note(&format!("no CUDA device ({reason}): CPU rows only"));
-            None
+    let known = [suite.gpu_algos(), suite.cpu_algos()].concat();
+    let algos = AlgoFilter::new(args.algo.as_deref(), &known)?;
+    let gpu = if algos.wants_any(&suite.gpu_algos()) {
+        match open_gpu() {
+            Ok(g) => Some(g),
+            Err(reason) => {
+                note(&format!("no CUDA device ({reason}): CPU rows only"));
+                None
+            }
         }
+    } else {
+        None
     };
     let ctx = Ctx {
         gpu,
+        algos,
         reps: args.reps,
         seed: args.seed,
         order: args.order,
@@ -143,7 +202,7 @@ fn one<K: CliKey>(
             gpu_suite::<K, u64>(gpu, suite, &input, &d_in, &mut out, &what)?;
         }
     }
-    if n <= CPU_MAX_LEN {
+    if n <= CPU_MAX_LEN && ctx.algos.wants_any(&suite.cpu_algos()) {
         cpu_suite::<K>(suite, &input, &mut out)?;
     }
     Ok(())
@@ -292,8 +351,11 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
             let mut keys = buffers::<K>(gpu, n, k1, what)?;
             let mut values = buffers::<V>(gpu, n, k2, what)?;
             for v in RadixVariant::ALL {
+                let algo = radix_algo(v);
+                if !out.ctx.algos.wants(&algo) {
+                    continue;
+                }
                 let opts = RadixOptions::default().with_order(order).with_variant(v);
-                let algo = format!("radix-{}", v.name());
                 let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
                     if restore {
                         keys[s].copy_from_device(d_in)
@@ -329,15 +391,18 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
             // k1 >= ka, kp: enough output slots for every row of the suite.
             let mut keys = buffers::<K>(gpu, n, k1, what)?;
             let mut values = buffers::<V>(gpu, n, kp, what)?;
-            for variant in [ApproxVariant::Paper, ApproxVariant::Fast] {
-                for boundaries in [Intervals::EqualWidth, Intervals::Sampled] {
+            for variant in APPROX_VARIANTS {
+                for boundaries in APPROX_BOUNDARIES {
+                    let algo = approx_algo(variant, boundaries);
+                    if !out.ctx.algos.wants(&algo) {
+                        continue;
+                    }
                     let opts = ApproxOptions {
                         order,
                         variant,
                         boundaries,
                         ..ApproxOptions::default()
                     };
-                    let algo = format!("approx-{}-{}", variant.name(), boundaries.name());
                     let mut result = None;
                     let (t, last) = time_gpu_rotating(gpu, reps, what, ka, |s| {
                         let r =
@@ -371,21 +436,23 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                 }
             }
             // The refined (full) sort: approximate sort with sampled intervals, then refine.
-            let opts = ApproxOptions {
-                order,
-                boundaries: Intervals::Sampled,
-                ..ApproxOptions::default()
-            };
-            let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
-                if restore {
-                    return keys[s].copy_from_device(d_in);
-                }
-                let r = approxsort::approx_sort(gpu, &mut keys[s], &opts)?;
-                approxsort::refine(gpu, &mut keys[s], &r).map(|_| ())
-            })?;
-            let got = keys[last].to_host().map_err(&err)?;
-            check_sorted_pairs::<K, V>(&got, None, order, "approx-refine")?;
-            out.push::<K>("approx-refine".into(), "gpu", "sort_keys", None, 0, t);
+            if out.ctx.algos.wants(APPROX_REFINE) {
+                let opts = ApproxOptions {
+                    order,
+                    boundaries: Intervals::Sampled,
+                    ..ApproxOptions::default()
+                };
+                let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
+                    if restore {
+                        return keys[s].copy_from_device(d_in);
+                    }
+                    let r = approxsort::approx_sort(gpu, &mut keys[s], &opts)?;
+                    approxsort::refine(gpu, &mut keys[s], &r).map(|_| ())
+                })?;
+                let got = keys[last].to_host().map_err(&err)?;
+                check_sorted_pairs::<K, V>(&got, None, order, APPROX_REFINE)?;
+                out.push::<K>(APPROX_REFINE.into(), "gpu", "sort_keys", None, 0, t);
+            }
         }
         Suite::Rough => {
             let mut keys = buffers::<K>(gpu, n, k1, what)?;
@@ -403,7 +470,7 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
             if k != want {
                 return Err(wrong("roughsort radius", format!("{k}, expected {want}")));
             }
-            out.push::<K>("roughsort".into(), "gpu", "radius", None, 0, t);
+            out.push::<K>(ROUGH_GPU.into(), "gpu", "radius", None, 0, t);
             let mut path = None;
             let (t, last) = time_gpu_slots(gpu, reps, what, k1, |s, restore| {
                 if restore {
@@ -415,9 +482,9 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                 Ok(())
             })?;
             let got = keys[last].to_host().map_err(&err)?;
-            check_sorted_pairs::<K, V>(&got, None, order, "roughsort")?;
+            check_sorted_pairs::<K, V>(&got, None, order, ROUGH_GPU)?;
             note(&format!("roughsort: radius {k}, path {path:?}"));
-            out.push::<K>("roughsort".into(), "gpu", "sort_keys", None, 0, t);
+            out.push::<K>(ROUGH_GPU.into(), "gpu", "sort_keys", None, 0, t);
             let (t, _) = time_gpu_slots(gpu, reps, what, k2, |s, restore| {
                 if restore {
                     keys[s].copy_from_device(d_in)?;
@@ -428,7 +495,7 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
                     .map_err(rough_err)
             })?;
             out.push::<K>(
-                "roughsort".into(),
+                ROUGH_GPU.into(),
                 "gpu",
                 "sort_pairs",
                 Some(vname),
@@ -459,7 +526,7 @@ fn cpu_suite<K: CliKey>(suite: Suite, input: &[K], out: &mut Out<'_>) -> Result<
                 cref::radix::sort_keys(work, order)
             });
             check::check_sorted(&work, order).map_err(|e| wrong("cpu radix", e))?;
-            out.push::<K>("radix".into(), "cpu", "sort_keys", None, 0, t);
+            out.push::<K>(RADIX_CPU.into(), "cpu", "sort_keys", None, 0, t);
         }
         Suite::Approx => {
             let opts = cref::approx::ApproxOptions {
@@ -473,24 +540,26 @@ fn cpu_suite<K: CliKey>(suite: Suite, input: &[K], out: &mut Out<'_>) -> Result<
             if !ok {
                 return Err(wrong("cpu approx_sort", "returned an error"));
             }
-            out.push::<K>("approx".into(), "cpu", "approx_sort_keys", None, 0, t);
+            out.push::<K>(APPROX_CPU.into(), "cpu", "approx_sort_keys", None, 0, t);
         }
         Suite::Rough => {
-            let mut k = 0;
-            let t = time_cpu(reps, input, &mut work, |w| {
-                k = cref::rough::radius(w, order)
-            });
-            out.push::<K>("roughsort-seq".into(), "cpu", "radius", None, 0, t);
-            let t = time_cpu(reps, input, &mut work, |w| {
-                k = cref::rough::radius_par(w, order)
-            });
-            out.push::<K>("roughsort-par".into(), "cpu", "radius", None, 0, t);
-            let _ = k;
-            let t = time_cpu(reps, input, &mut work, |work| {
-                cref::rough::rough_sort_par(work, order);
-            });
-            check::check_sorted(&work, order).map_err(|e| wrong("cpu roughsort", e))?;
-            out.push::<K>("roughsort-par".into(), "cpu", "sort_keys", None, 0, t);
+            if out.ctx.algos.wants(ROUGH_SEQ) {
+                let t = time_cpu(reps, input, &mut work, |w| {
+                    std::hint::black_box(cref::rough::radius(w, order));
+                });
+                out.push::<K>(ROUGH_SEQ.into(), "cpu", "radius", None, 0, t);
+            }
+            if out.ctx.algos.wants(ROUGH_PAR) {
+                let t = time_cpu(reps, input, &mut work, |w| {
+                    std::hint::black_box(cref::rough::radius_par(w, order));
+                });
+                out.push::<K>(ROUGH_PAR.into(), "cpu", "radius", None, 0, t);
+                let t = time_cpu(reps, input, &mut work, |work| {
+                    cref::rough::rough_sort_par(work, order);
+                });
+                check::check_sorted(&work, order).map_err(|e| wrong("cpu roughsort", e))?;
+                out.push::<K>(ROUGH_PAR.into(), "cpu", "sort_keys", None, 0, t);
+            }
         }
     }
     Ok(())

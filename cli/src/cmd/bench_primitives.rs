@@ -10,6 +10,9 @@
 //! caches ([`super::bench_slots`]), as the anchors' do, so small sizes are timed from device
 //! memory too. Bytes counted: a reduction reads `n` keys;
 //! a scan reads and writes `n` keys; the copy reads and writes `n` keys.
+//!
+//! `--algo` picks rows by name (`reduce-fast`, `scan-decoupled`, `reduce-rayon`, ...: see
+//! [`algos`]); the copy, the bound of the GPU rows, is timed whenever a GPU row is.
 
 use std::time::Instant;
 
@@ -20,6 +23,7 @@ use sortlab_primitives::scan::{self, scan_with_scratch, Direction, ScanKind, Sca
 use sortlab_primitives::{DeviceBuffer, Gpu, KeyType};
 
 use super::bench::{median, today, BenchRow};
+use super::bench_filter::AlgoFilter;
 use super::bench_slots::{buffers, copies, slot_count, time_gpu_rotating};
 use super::{ms, note, parse_pattern, say};
 use crate::args::BenchArgs;
@@ -33,8 +37,35 @@ use crate::with_key_type;
 /// Largest input the CPU twins are timed on (beyond it a 2-core machine takes too long).
 const CPU_MAX_LEN: u64 = 1 << 24;
 
+/// The CPU twins' rows.
+const CPU_ALGOS: [&str; 2] = ["reduce-rayon", "scan-rayon"];
+
+fn reduce_algo(v: ReduceVariant) -> String {
+    format!("reduce-{}", v.name())
+}
+
+fn scan_algo(v: ScanVariant) -> String {
+    format!("scan-{}", v.name())
+}
+
+/// The suite's GPU rows (`copy`, every reduction, every scan) by name.
+fn gpu_algos() -> Vec<String> {
+    std::iter::once("copy".to_string())
+        .chain(ReduceVariant::ALL.into_iter().map(reduce_algo))
+        .chain(ScanVariant::ALL.into_iter().map(scan_algo))
+        .collect()
+}
+
+/// Every row name of the suite, GPU then CPU (what `--algo` accepts).
+pub fn algos() -> Vec<String> {
+    let mut names = gpu_algos();
+    names.extend(CPU_ALGOS.map(String::from));
+    names
+}
+
 struct Ctx {
     gpu: Option<Gpu>,
+    algos: AlgoFilter,
     reps: u32,
     seed: u64,
     date: String,
@@ -50,30 +81,44 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         .filter(|s| !s.is_empty())
         .map(parse_key_type)
         .collect::<Result<Vec<KeyType>, _>>()?;
-    let pattern = parse_pattern(args.pattern.split(',').next().unwrap_or("uniform"))?;
-    let gpu = match open_gpu() {
-        Ok(g) => Some(g),
-        Err(reason) => {
-            note(&format!("no CUDA device ({reason}): CPU rows only"));
-            None
+    let patterns = args
+        .pattern
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(parse_pattern)
+        .collect::<Result<Vec<_>, _>>()?;
+    let algos = AlgoFilter::new(args.algo.as_deref(), &self::algos())?;
+    let gpu = if algos.wants_any(&gpu_algos()) {
+        match open_gpu() {
+            Ok(g) => Some(g),
+            Err(reason) => {
+                note(&format!("no CUDA device ({reason}): CPU rows only"));
+                None
+            }
         }
+    } else {
+        None
     };
     let ctx = Ctx {
         gpu,
+        algos,
         reps: args.reps,
         seed: args.seed,
         date: today(),
         cpu: cpu_description(),
     };
     say(&format!(
-        "{:<26} {:<6} {:<20} {:<5} {:>11} {:>10} {:>9} {:>8}",
-        "algo", "engine", "op", "type", "n", "ms", "GB/s", "of copy"
+        "{:<26} {:<6} {:<20} {:<5} {:<15} {:>11} {:>10} {:>9} {:>8}",
+        "algo", "engine", "op", "type", "pattern", "n", "ms", "GB/s", "of copy"
     ));
     let mut rows = Vec::new();
     for t in types {
-        for &log2 in &args.sizes {
-            let n = 1u64 << log2;
-            with_key_type!(t, K => bench_one::<K>(&ctx, n, pattern, &mut rows)?);
+        for &pattern in &patterns {
+            for &log2 in &args.sizes {
+                let n = 1u64 << log2;
+                with_key_type!(t, K => bench_one::<K>(&ctx, n, pattern, &mut rows)?);
+            }
         }
     }
     if let Some(json) = &args.json {
@@ -128,8 +173,8 @@ fn print(r: &BenchRow, copy_gbps: Option<f64>) {
         _ => "-".into(),
     };
     say(&format!(
-        "{:<26} {:<6} {:<20} {:<5} {:>11} {:>10.4} {:>9.1} {:>8}",
-        r.algo, r.engine, r.op, r.key_type, r.n, r.ms, r.gbps, frac
+        "{:<26} {:<6} {:<20} {:<5} {:<15} {:>11} {:>10.4} {:>9.1} {:>8}",
+        r.algo, r.engine, r.op, r.key_type, r.pattern, r.n, r.ms, r.gbps, frac
     ));
 }
 
@@ -190,6 +235,9 @@ fn bench_one<K: CliKey + ReduceKey>(
         rows.push(r);
         let mut d_sum = DeviceBuffer::<K::Sum>::alloc(gpu, 1).map_err(gpu_err(&what))?;
         for v in ReduceVariant::ALL {
+            if !ctx.algos.wants(&reduce_algo(v)) {
+                continue;
+            }
             let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Sum, v);
             let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
             let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
@@ -212,7 +260,7 @@ fn bench_one<K: CliKey + ReduceKey>(
             }
             let r = row::<K>(
                 ctx,
-                format!("reduce-{}", v.name()),
+                reduce_algo(v),
                 "gpu",
                 "reduce_sum",
                 &pname,
@@ -224,27 +272,29 @@ fn bench_one<K: CliKey + ReduceKey>(
             rows.push(r);
         }
         let fast = ReduceVariant::Fast;
-        let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Min, fast);
-        let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
-        let mut d_min = DeviceBuffer::<K>::alloc(gpu, 1).map_err(gpu_err(&what))?;
-        let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
-            reduce_min_into(gpu, &ins[s], fast, &mut d_min, Some(&mut scratch)).map(|_| ())
-        })?
-        .0;
-        let r = row::<K>(
-            ctx,
-            "reduce-fast".into(),
-            "gpu",
-            "reduce_min",
-            &pname,
-            n,
-            t,
-            n * size,
-        );
-        print(&r, copy_gbps);
-        rows.push(r);
+        if ctx.algos.wants(&reduce_algo(fast)) {
+            let bytes = reduce::scratch_bytes::<K>(gpu, input.len(), ReduceOp::Min, fast);
+            let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(gpu_err(&what))?;
+            let mut d_min = DeviceBuffer::<K>::alloc(gpu, 1).map_err(gpu_err(&what))?;
+            let t = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
+                reduce_min_into(gpu, &ins[s], fast, &mut d_min, Some(&mut scratch)).map(|_| ())
+            })?
+            .0;
+            let r = row::<K>(
+                ctx,
+                reduce_algo(fast),
+                "gpu",
+                "reduce_min",
+                &pname,
+                n,
+                t,
+                n * size,
+            );
+            print(&r, copy_gbps);
+            rows.push(r);
+        }
         for v in ScanVariant::ALL {
-            if v.max_len().is_some_and(|m| (n as usize) > m) {
+            if v.max_len().is_some_and(|m| (n as usize) > m) || !ctx.algos.wants(&scan_algo(v)) {
                 continue;
             }
             for (kind, op) in [
@@ -269,28 +319,19 @@ fn bench_one<K: CliKey + ReduceKey>(
                     )
                 })?
                 .0;
-                let r = row::<K>(
-                    ctx,
-                    format!("scan-{}", v.name()),
-                    "gpu",
-                    op,
-                    &pname,
-                    n,
-                    t,
-                    2 * n * size,
-                );
+                let r = row::<K>(ctx, scan_algo(v), "gpu", op, &pname, n, t, 2 * n * size);
                 print(&r, copy_gbps);
                 rows.push(r);
             }
         }
     }
-    if n <= CPU_MAX_LEN {
+    if n <= CPU_MAX_LEN && ctx.algos.wants(CPU_ALGOS[0]) {
         let t = time_cpu(ctx.reps, || {
             std::hint::black_box(sortlab_cpu_reference::reduce::sum(&input));
         });
         let r = row::<K>(
             ctx,
-            "reduce-rayon".into(),
+            CPU_ALGOS[0].into(),
             "cpu",
             "reduce_sum",
             &pname,
@@ -300,6 +341,8 @@ fn bench_one<K: CliKey + ReduceKey>(
         );
         print(&r, None);
         rows.push(r);
+    }
+    if n <= CPU_MAX_LEN && ctx.algos.wants(CPU_ALGOS[1]) {
         let t = time_cpu(ctx.reps, || {
             std::hint::black_box(sortlab_cpu_reference::scan::scan(
                 &input,
@@ -310,7 +353,7 @@ fn bench_one<K: CliKey + ReduceKey>(
         });
         let r = row::<K>(
             ctx,
-            "scan-rayon".into(),
+            CPU_ALGOS[1].into(),
             "cpu",
             "scan_inclusive_sum",
             &pname,

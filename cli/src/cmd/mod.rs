@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_algos;
+mod bench_filter;
 pub mod bench_primitives;
 pub mod bench_slots;
 pub mod check;
