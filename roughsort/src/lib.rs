@@ -51,6 +51,12 @@
 //! ALU pipe, the merge pass 1.04 ms with 8 keys a thread, 61 % of DRAM), like the window path; 3x
 //! CUB would need it under 1.7 ms.
 //!
+//! The same kernels on an NVIDIA H200, 2026-11-26 at b630880, the same command (CUB SortKeys
+//! 6.20-6.23 ms, SortPairs 6.90-6.94 in the same run): radius 0.43 / 0.42 / 0.42 ms and
+//! [`rough_sort`] 1.17 / 1.86 / 3.54 ms at k = 16 / 256 / 4096, **5.29x / 3.34x / 1.76x**
+//! SortKeys; pairs 2.54x / 1.43x / 0.92x SortPairs (CUB's pair sort gains more from the H200's
+//! memory than the ALU-bound merge passes do); 2^24 keys 2.97x / 2.28x / 1.32x.
+//!
 //! The radius on the GPU (whole call, wall clock) against the sequential CPU
 //! (`sortlab_cpu_reference::rough::radius_memory_saving`, the faster of the two sequential
 //! forms), the device machine's CPU (2026-11-25): 2^16 keys 0.04 ms against 0.45 to 0.60 ms for
