@@ -130,8 +130,7 @@ pub static ALGOS: &[Algo] = &[
     },
     Algo {
         name: "radix",
-        description:
-            "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon LSD radix sort",
+        description: "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon radix sort",
         stable: true,
         cpu: cpu_sort!(gpu_algos::radix_cpu),
         gpu: Some(gpu_sort!(gpu_algos::radix_fast)),

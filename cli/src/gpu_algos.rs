@@ -38,7 +38,7 @@ pub fn radix_fast<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Orde
     radix_gpu(gpu, keys, order, RadixVariant::Fast)
 }
 
-/// The CPU twin of every radix variant: the rayon LSD radix sort.
+/// The CPU twin of every radix variant: the rayon radix sort.
 pub fn radix_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     cref::radix::sort_keys(keys, order);
 }

@@ -1,4 +1,4 @@
-//! CPU radix sort benchmarks: the rayon LSD radix sort (`radix::sort_keys` /
+//! CPU radix sort benchmarks: the rayon radix sort (`radix::sort_keys` /
 //! `radix::sort_pairs`) against rayon's own `par_sort_unstable` and the stable reference sort.
 //!
 //! Ids are `{algo}-{type}-{pattern}-{len}` (DESIGN.md §6), e.g. `radix-u32-uniform-1048576`.

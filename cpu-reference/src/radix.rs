@@ -379,7 +379,7 @@ fn lsd_seq<B: KeyBits, V: SortValue>(
     in_b
 }
 
-/// Sorts keys in parallel with a rayon LSD radix sort, stably.
+/// Sorts keys in parallel with a rayon radix sort, stably.
 ///
 /// # Overview
 /// 8-bit digits from the least significant, passes of one digit skipped; see the
@@ -410,7 +410,7 @@ pub fn sort_keys<K: SortKey>(keys: &mut [K], order: Order) {
     from_sort_bits_in_place::<K>(bits, order);
 }
 
-/// Sorts key-value pairs by key in parallel with a rayon LSD radix sort, stably.
+/// Sorts key-value pairs by key in parallel with a rayon radix sort, stably.
 ///
 /// # Overview
 /// `values[i]` travels with `keys[i]`; see the [module documentation](self). The CPU twin of

@@ -7,7 +7,7 @@ use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::{Gpu, Order, SortKey, SortValue};
 use sortlab_verify::SortAlgorithm;
 
-/// `sortlab_cpu_reference::radix`: the rayon LSD radix sort.
+/// `sortlab_cpu_reference::radix`: the rayon radix sort.
 struct CpuRadix;
 
 impl SortAlgorithm for CpuRadix {
