@@ -566,6 +566,18 @@ fn suite_benches_run_only_the_algos_named() {
 }
 
 #[test]
+fn every_suite_refuses_a_json_file_it_could_not_write_before_running() {
+    let d = Dir::new();
+    let json = d.path("no-such-dir/rows.jsonl");
+    for suite in ["sort", "radix", "approxsort", "roughsort", "primitives"] {
+        let o = sortlab(&["bench", suite, "--sizes", "4", "--json", path_str(&json)]);
+        assert_error(&o, &["no-such-dir", "does not exist"]);
+        assert!(stdout(&o).is_empty(), "{suite} ran: {}", stdout(&o));
+    }
+    assert!(d.names().is_empty());
+}
+
+#[test]
 fn bench_filters_types_patterns_and_algos() {
     let o = sortlab(&[
         "bench",

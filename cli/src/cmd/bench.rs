@@ -83,37 +83,53 @@ struct Plan<'a> {
     cpu: String,
 }
 
-fn split_list(s: &str) -> impl Iterator<Item = &str> {
+/// The items of a comma-separated list, trimmed, empty ones left out.
+pub(crate) fn split_list(s: &str) -> impl Iterator<Item = &str> {
     s.split(',').map(str::trim).filter(|x| !x.is_empty())
 }
 
-fn bench_sort(args: &BenchArgs) -> Result<(), CliError> {
+/// What every suite takes from the command line before it runs anything: the key types and
+/// patterns (unknown names are errors), and a check that the `--json` file can be written
+/// (its folder exists), so that a long run does not end in an error.
+pub(crate) fn parse_common(args: &BenchArgs) -> Result<(Vec<KeyType>, Vec<Pattern>), CliError> {
     let types = split_list(&args.key_type)
         .map(parse_key_type)
         .collect::<Result<Vec<KeyType>, _>>()?;
     let patterns = split_list(&args.pattern)
-        .map(|p| parse_pattern(p).map(|p| (p.to_string(), p)))
-        .collect::<Result<Vec<_>, CliError>>()?;
+        .map(parse_pattern)
+        .collect::<Result<Vec<Pattern>, _>>()?;
+    if let Some(json) = &args.json {
+        check_writable_dir(json)?;
+    }
+    Ok((types, patterns))
+}
+
+/// The GPU, where some row to run needs one (`wanted`) and there is one; else `None`, with a
+/// note when one was wanted.
+pub(crate) fn gpu_if(wanted: bool) -> Option<Gpu> {
+    if !wanted {
+        return None;
+    }
+    match open_gpu() {
+        Ok(gpu) => Some(gpu),
+        Err(reason) => {
+            note(&format!("no CUDA device ({reason}): CPU rows only"));
+            None
+        }
+    }
+}
+
+fn bench_sort(args: &BenchArgs) -> Result<(), CliError> {
+    let (types, patterns) = parse_common(args)?;
+    let patterns: Vec<(String, Pattern)> =
+        patterns.into_iter().map(|p| (p.to_string(), p)).collect();
     let algos = match &args.algo {
         Some(list) => split_list(list)
             .map(find_algo)
             .collect::<Result<Vec<_>, _>>()?,
         None => ALGOS.iter().collect(),
     };
-    if let Some(json) = &args.json {
-        check_writable_dir(json)?;
-    }
-    let gpu = if algos.iter().any(|a| a.gpu.is_some()) {
-        match open_gpu() {
-            Ok(gpu) => Some(gpu),
-            Err(reason) => {
-                note(&format!("no CUDA device ({reason}): CPU rows only"));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = gpu_if(algos.iter().any(|a| a.gpu.is_some()));
     let plan = Plan {
         algos,
         patterns,

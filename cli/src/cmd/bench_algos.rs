@@ -20,23 +20,23 @@ use std::time::Instant;
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions, ApproxVariant, Intervals};
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu, KeyType, Order, SortKey, SortValue};
+use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
 
-use super::bench::{median, today, BenchRow};
+use super::bench::{gpu_if, median, parse_common, today, BenchRow};
 use super::bench_filter::AlgoFilter;
 use super::bench_primitives::gpu_err;
 use super::bench_slots::{
     buffers, slot_count, time_copy, time_gpu_rotating, time_gpu_slots, InputSlots,
 };
-use super::{ms, note, parse_pattern, say};
+use super::{ms, note, say};
 use crate::args::BenchArgs;
 use crate::backend::check;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::engine::{cpu_description, open_gpu};
+use crate::engine::cpu_description;
 use crate::error::CliError;
 use crate::io::write_atomic;
-use crate::key::{parse_key_type, CliKey};
+use crate::key::CliKey;
 use crate::with_key_type;
 
 /// Largest input the CPU twins are timed on (a 2-core machine takes minutes beyond).
@@ -113,33 +113,10 @@ struct Ctx {
 
 /// Runs `suite` over the types, patterns and sizes of `args`.
 pub fn run(suite: Suite, args: &BenchArgs) -> Result<(), CliError> {
-    let types = args
-        .key_type
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(parse_key_type)
-        .collect::<Result<Vec<KeyType>, _>>()?;
-    let patterns = args
-        .pattern
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(parse_pattern)
-        .collect::<Result<Vec<Pattern>, _>>()?;
+    let (types, patterns) = parse_common(args)?;
     let known = [suite.gpu_algos(), suite.cpu_algos()].concat();
     let algos = AlgoFilter::new(args.algo.as_deref(), &known)?;
-    let gpu = if algos.wants_any(&suite.gpu_algos()) {
-        match open_gpu() {
-            Ok(g) => Some(g),
-            Err(reason) => {
-                note(&format!("no CUDA device ({reason}): CPU rows only"));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = gpu_if(algos.wants_any(&suite.gpu_algos()));
     let ctx = Ctx {
         gpu,
         algos,

@@ -20,18 +20,18 @@ use sortlab_primitives::reduce::{
     self, reduce_min_into, reduce_sum_into, ReduceKey, ReduceOp, ReduceVariant,
 };
 use sortlab_primitives::scan::{self, scan_with_scratch, Direction, ScanKind, ScanOp, ScanVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu, KeyType};
+use sortlab_primitives::{DeviceBuffer, Gpu};
 
-use super::bench::{median, today, BenchRow};
+use super::bench::{gpu_if, median, parse_common, today, BenchRow};
 use super::bench_filter::AlgoFilter;
 use super::bench_slots::{buffers, copies, slot_count, time_gpu_rotating};
-use super::{ms, note, parse_pattern, say};
+use super::{ms, note, say};
 use crate::args::BenchArgs;
 use crate::backend::gen::generate;
-use crate::engine::{cpu_description, open_gpu};
+use crate::engine::cpu_description;
 use crate::error::CliError;
 use crate::io::write_atomic;
-use crate::key::{parse_key_type, CliKey};
+use crate::key::CliKey;
 use crate::with_key_type;
 
 /// Largest input the CPU twins are timed on (beyond it a 2-core machine takes too long).
@@ -74,32 +74,9 @@ struct Ctx {
 
 /// Runs the primitives suite.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let types = args
-        .key_type
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(parse_key_type)
-        .collect::<Result<Vec<KeyType>, _>>()?;
-    let patterns = args
-        .pattern
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(parse_pattern)
-        .collect::<Result<Vec<_>, _>>()?;
+    let (types, patterns) = parse_common(args)?;
     let algos = AlgoFilter::new(args.algo.as_deref(), &self::algos())?;
-    let gpu = if algos.wants_any(&gpu_algos()) {
-        match open_gpu() {
-            Ok(g) => Some(g),
-            Err(reason) => {
-                note(&format!("no CUDA device ({reason}): CPU rows only"));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = gpu_if(algos.wants_any(&gpu_algos()));
     let ctx = Ctx {
         gpu,
         algos,
