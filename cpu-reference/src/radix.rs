@@ -197,7 +197,7 @@ fn scatter<B: KeyBits, V: SortValue>(
 type Values<'a, V> = Option<(&'a mut [V], &'a mut [V])>;
 
 /// Sorts `bits` (and `values`, same length) stably by every digit.
-fn lsd<B: KeyBits, V: SortValue>(bits: &mut [B], values: Option<&mut [V]>) {
+fn sort_words<B: KeyBits, V: SortValue>(bits: &mut [B], values: Option<&mut [V]>) {
     if bits.len() < 2 {
         return;
     }
@@ -241,14 +241,7 @@ fn sort_range<B: KeyBits, V: SortValue>(
             vals.as_mut().map(|(x, y)| (&mut **x, &mut **y)),
             shifts,
         );
-        if in_b != (into == Dest::Scratch) {
-            let (from, to) = if in_b { (&*b, a) } else { (&*a, b) };
-            to.copy_from_slice(from);
-            if let Some((va, vb)) = vals {
-                let (from, to) = if in_b { (&*vb, va) } else { (&*va, vb) };
-                to.copy_from_slice(from);
-            }
-        }
+        settle(a, b, vals, in_b, into);
         return;
     }
     let chunk = chunk_len(n);
@@ -266,12 +259,7 @@ fn sort_range<B: KeyBits, V: SortValue>(
     let active: Vec<u32> = shifts.iter().copied().filter(|&s| varies(s)).collect();
     let Some((&top, rest)) = active.split_last() else {
         // Sorted already: every digit is the same for every key.
-        if into == Dest::Scratch {
-            b.copy_from_slice(a);
-            if let Some((va, vb)) = vals {
-                vb.copy_from_slice(va);
-            }
-        }
+        settle(a, b, vals, false, into);
         return;
     };
     let counts = digit_counts(a, chunk, top);
@@ -318,6 +306,26 @@ fn sort_range<B: KeyBits, V: SortValue>(
     buckets
         .into_par_iter()
         .for_each(|(bb, ba, bv)| sort_range(bb, ba, bv, rest, inner));
+}
+
+/// Copies a sorted range (and its values) from where it is (`in_b`: the scratch `b`) to where
+/// it is to be (`into`), if those differ.
+fn settle<B: KeyBits, V: SortValue>(
+    a: &mut [B],
+    b: &mut [B],
+    vals: Values<'_, V>,
+    in_b: bool,
+    into: Dest,
+) {
+    if in_b == (into == Dest::Scratch) {
+        return;
+    }
+    let (from, to) = if in_b { (&*b, a) } else { (&*a, b) };
+    to.copy_from_slice(from);
+    if let Some((va, vb)) = vals {
+        let (from, to) = if in_b { (&*vb, va) } else { (&*va, vb) };
+        to.copy_from_slice(from);
+    }
 }
 
 /// Ranges of at most this many keys are sorted on one thread, least significant digit first:
@@ -382,7 +390,8 @@ fn lsd_seq<B: KeyBits, V: SortValue>(
 /// Sorts keys in parallel with a rayon radix sort, stably.
 ///
 /// # Overview
-/// 8-bit digits from the least significant, passes of one digit skipped; see the
+/// 8-bit digits, a parallel pass by the top one down to cache-sized buckets, then least
+/// significant digit first inside them; digits the same for every key skipped; see the
 /// [module documentation](self). The CPU twin of `sortlab_gpu_sorts::radix::sort_keys`.
 ///
 /// # Key types
@@ -406,7 +415,7 @@ fn lsd_seq<B: KeyBits, V: SortValue>(
 /// ```
 pub fn sort_keys<K: SortKey>(keys: &mut [K], order: Order) {
     let bits = to_sort_bits_in_place(keys, order);
-    lsd::<K::Bits, u32>(bits, None);
+    sort_words::<K::Bits, u32>(bits, None);
     from_sort_bits_in_place::<K>(bits, order);
 }
 
@@ -452,7 +461,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
         });
     }
     let bits = to_sort_bits_in_place(keys, order);
-    lsd(bits, Some(values));
+    sort_words(bits, Some(values));
     from_sort_bits_in_place::<K>(bits, order);
     Ok(())
 }

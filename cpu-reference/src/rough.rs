@@ -212,14 +212,21 @@ pub fn radius_memory_saving<K: SortKey>(keys: &[K], order: Order) -> usize {
     }
     let mut rl = ranks(keys, order);
     suffix_min_in_place(&mut rl);
+    walk_max(|i| rank(keys[i], order), &rl, 0, 0)
+}
+
+/// The pointer walk with `LR` computed on the fly, over positions `start..start + rl.len()`
+/// (`rl` their `RL`), from `j` (at most `start`): the largest `d[i]` among them. Before the
+/// first j with `LR[j] > RL[start]`, the running maximum from `j` stands in for `LR`: `j` must
+/// be where no key before it exceeds `RL[start]`.
+fn walk_max<B: Ord + Copy>(r: impl Fn(usize) -> B, rl: &[B], start: usize, mut j: usize) -> usize {
+    let mut lr_j = r(j);
     let mut best = 0;
-    let mut j = 0;
-    let mut lr_j = rank(keys[0], order); // LR[j]
-    for (i, &rl_i) in rl.iter().enumerate() {
+    for (i, &rl_i) in (start..).zip(rl) {
         // Advance to the smallest j <= i with LR[j] > RL[i] (j = i when none is below i).
         while j < i && lr_j <= rl_i {
             j += 1;
-            lr_j = max(lr_j, rank(keys[j], order));
+            lr_j = max(lr_j, r(j));
         }
         if lr_j > rl_i {
             best = max(best, i - j);
@@ -310,19 +317,7 @@ fn radius_par_pieces<K: SortKey>(keys: &[K], order: Order, piece: usize) -> usiz
             // block, so LR from there on is the keys' own running maximum, and the walk's first
             // step moves j to where `radius_memory_saving` has it at `start`.
             let c = lr_end.partition_point(|&m| m <= rl[0]);
-            let mut j = min(c, b) * piece;
-            let mut lr_j = r(j);
-            let mut best = 0;
-            for (i, &rl_i) in (start..end).zip(rl.iter()) {
-                while j < i && lr_j <= rl_i {
-                    j += 1;
-                    lr_j = max(lr_j, r(j));
-                }
-                if lr_j > rl_i {
-                    best = max(best, i - j);
-                }
-            }
-            best
+            walk_max(r, rl, start, min(c, b) * piece)
         })
         .max()
         .unwrap_or(0)
