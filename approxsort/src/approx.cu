@@ -1113,7 +1113,10 @@ approx_scatter_sampled_global(const KEY_T* __restrict__ keys_in, const Value* __
 // Measured and not kept (H100, 2^28 u32, 10,000 equal-width intervals, same run): the next whole
 // tile's keys brought into a second shared buffer by one bulk copy (sortlab/block/bulk_copy.cuh)
 // from step 2 on, instead of into registers during step 4: keys 3.61 ms against 3.50, pairs 5.23
-// against 5.09 (the passes do not wait on their loads). ----
+// against 5.09 (the passes do not wait on their loads). And (2026-11-26, 2^28 u32/u32 pairs, same
+// run, two runs each) every tile's values asked of L2 while the keys are loaded (one
+// prefetch.global.L2 a 128-byte line), so that step 3 reads them from L2: 3.94-3.98 ms against
+// 3.90 (2^24: 0.325 against 0.317), keys alone unchanged. ----
 
 #define WIDE_TILE (WIDE_THREADS * WIDE_ITEMS)
 static_assert(WIDE_ITEMS % KEY_VEC == 0, "WIDE_ITEMS must be a multiple of the keys per 16-byte vector");

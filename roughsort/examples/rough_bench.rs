@@ -2,9 +2,11 @@
 //! profiling (`cargo run --release -p sortlab-roughsort --example rough_bench`).
 //!
 //! Environment: `ROUGH_LOG2` (default 28) the length's log2, `ROUGH_K` (comma-separated, default
-//! `16,256,4096`) the radii, `ROUGH_REPS` (default 7) the timed runs (median printed). Input:
-//! `0, 1, 2, ...` with every other block of `k + 1` keys shuffled and its ends swapped (radius
-//! exactly `k`, as `sortlab-verify`'s `k-sorted:K` pattern).
+//! `16,256,4096`) the radii, `ROUGH_REPS` (default 7) the timed runs (median printed),
+//! `ROUGH_SCALE` (default 1) the keys' spacing. Input: `0, s, 2s, ...` (s = `ROUGH_SCALE`) with
+//! every other block of `k + 1` keys shuffled and its ends swapped (radius exactly `k`, as
+//! `sortlab-verify`'s `k-sorted:K` pattern for s = 1); a larger spacing spreads a window's keys
+//! over more bits (s = 16 fills 32 bits at 2^28 keys).
 
 use std::error::Error;
 
@@ -21,9 +23,9 @@ fn next(state: &mut u64) -> u64 {
     state.wrapping_mul(0x2545_f491_4f6c_dd1d)
 }
 
-/// `0..n` with radius exactly `k` (for `0 < k < n`).
-fn k_sorted(n: usize, k: usize, seed: u64) -> Vec<u32> {
-    let mut v: Vec<u32> = (0..n as u32).collect();
+/// `0, scale, 2 scale, ...` (n keys) with radius exactly `k` (for `0 < k < n`).
+fn k_sorted(n: usize, k: usize, scale: u32, seed: u64) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(scale)).collect();
     let mut s = seed;
     let block = k + 1;
     for b in 0..n / block {
@@ -70,6 +72,7 @@ fn main() -> Res<()> {
         .split(',')
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
+    let scale: u32 = std::env::var("ROUGH_SCALE").map_or(Ok(1), |s| s.parse())?;
     let gpu = Gpu::new(0)?;
     let n = 1usize << log2;
     println!(
@@ -77,7 +80,7 @@ fn main() -> Res<()> {
         gpu.info().name
     );
     for k in ks {
-        let host = k_sorted(n, k, 42);
+        let host = k_sorted(n, k, scale, 42);
         let pristine = DeviceBuffer::from_host(&gpu, &host)?;
         let found = radius(&gpu, &pristine, Order::Ascending)?;
         if found != k {
@@ -113,7 +116,11 @@ fn main() -> Res<()> {
             |w| path = Some(rough_sort(&gpu, w, Order::Ascending).unwrap().path),
         )?;
         let out = work2.to_host()?;
-        if out.iter().enumerate().any(|(i, &x)| x != i as u32) {
+        if out
+            .iter()
+            .enumerate()
+            .any(|(i, &x)| x != (i as u32).wrapping_mul(scale))
+        {
             return Err(format!("k = {k}: not sorted").into());
         }
         println!(

@@ -51,6 +51,16 @@
 //! ALU pipe, the merge pass 1.04 ms with 8 keys a thread, 61 % of DRAM), like the window path; 3x
 //! CUB would need it under 1.7 ms.
 //!
+//! Measured and not kept (H100, 2026-11-26, the `rough_bench` example, rough_sort at k = 16 /
+//! 256 / 4096): every window sorted instead by a stable LSD radix sort of only the bits in which
+//! its keys differ (primitives' `BlockRadixSort`; 8192 keys of this input differ in 14 bits, so
+//! two or three passes), for the window path, the merge path's runs and its offset pass: 512
+//! threads x 16 keys with 5-bit digits 2.34 / 2.44 / 3.90 ms, 6-bit 3.50 / 3.60 / 6.33, 7-bit
+//! 3.69 / 3.88 / 6.60; 256 x 32 with 6 and 8 bits 3.51-3.73 / 3.66-3.84 / 6.23-6.71; the radix
+//! runs with the global offset merge 4.40 at k = 4096; against 1.32 / 1.92 / 3.69 for the
+//! networks in the same run. The packed-counter ranking scans 2^bits counters a thread every
+//! pass: about 0.55 ms a pass at 2^28 with 5 bits, more with wider digits.
+//!
 //! The same kernels on an NVIDIA H200, 2026-11-26 at b630880, the same command (CUB SortKeys
 //! 6.20-6.23 ms, SortPairs 6.90-6.94 in the same run): radius 0.43 / 0.42 / 0.42 ms and
 //! [`rough_sort`] 1.17 / 1.86 / 3.54 ms at k = 16 / 256 / 4096, **5.29x / 3.34x / 1.76x**
