@@ -11,9 +11,9 @@
 //!   sequences `LR` (prefix maxima) and `RL` (suffix minima) and the disorder measure, fused
 //!   into one pass over the keys when the radius is at most 4096 ([`mod@radius`]);
 //! - [`rough_sort`], [`rough_sort_pairs`]: determine the radius, then sort with it
-//!   ([`mod@sort`]: one pass over the keys for radii up to 1024, Altman-Chlebus merge passes
-//!   beyond, a full merge sort when the radius is at least half the length), reporting the
-//!   radius and the path ([`RoughReport`]);
+//!   ([`mod@sort`]: one pass over the keys for radii up to 1024, for keys alone one chained
+//!   pass up to 4096, Altman-Chlebus merge passes beyond, a full merge sort when the radius is at
+//!   least half the length), reporting the radius and the path ([`RoughReport`]);
 //! - [`rough_sort_with_radius`], [`rough_sort_pairs_with_radius`]: trust a radius the caller
 //!   knows, check it on the way, and on a too-small one return [`Error::RadiusTooSmall`] with
 //!   the data untouched, or redetermine it ([`OnWrongRadius`]).
@@ -49,7 +49,11 @@
 //! ms: runs of 8192 sorted in shared memory, then one merge pass of about 1 ms) is bound by the
 //! sorting network's ALU work (Nsight Compute at k = 1025: runs of 4096 1.90 ms at 90 % of the
 //! ALU pipe, the merge pass 1.04 ms with 8 keys a thread, 61 % of DRAM), like the window path; 3x
-//! CUB would need it under 1.7 ms.
+//! CUB would need it under 1.7 ms. Since 2026-11-26 keys alone with k from 1025 to 4096 take
+//! the chained pass ([`RoughPath::Chained`]: the offset merge done by each run's block against
+//! the previous run's published upper half, no merge pass): NVIDIA H200, the `rough_bench`
+//! example, same run, rough_sort at k = 4096 3.54 -> 3.24 ms, at k = 1025 3.23 -> 3.22; the
+//! sort is now the run sort of 8192 keys and one merge level more, still ALU-bound.
 //!
 //! Measured and not kept (H100, 2026-11-26, the `rough_bench` example, rough_sort at k = 16 /
 //! 256 / 4096): every window sorted instead by a stable LSD radix sort of only the bits in which

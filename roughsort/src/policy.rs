@@ -125,6 +125,9 @@ pub struct SortPolicy {
     pub merge_items: u32,
     /// Resident window blocks per SM that the window kernel's registers are capped for.
     pub window_min_blocks: u32,
+    /// Radii from an eighth to half a window sort in one chained pass (`sort_runs_chained`,
+    /// keys alone) instead of a window sort and a global offset merge pass.
+    pub chained: bool,
 }
 
 impl SortPolicy {
@@ -159,6 +162,7 @@ impl SortPolicy {
             merge_threads,
             merge_items: window / 4 / merge_threads,
             window_min_blocks,
+            chained: value_size == 0,
         }
     }
 

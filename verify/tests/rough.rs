@@ -415,8 +415,8 @@ mod gpu {
             (256, RoughPath::Window),
             (512, RoughPath::Window),
             (1024, RoughPath::Window),
-            (1025, RoughPath::MergePasses),
-            (4096, RoughPath::MergePasses),
+            (1025, RoughPath::Chained),
+            (4096, RoughPath::Chained),
             (70_000, RoughPath::MergePasses),
             (n / 2 + 10, RoughPath::FullSort),
             (n - 1, RoughPath::FullSort),
@@ -460,6 +460,61 @@ mod gpu {
         paths::<u32>(&gpu, seed);
         paths::<f64>(&gpu, seed);
         paths::<i64>(&gpu, seed);
+    }
+
+    /// The chained pass (keys alone, k from an eighth to half a window) at lengths whose last run
+    /// is short of, at, and past half a window, on distinct k-sorted keys and on the same with
+    /// every 16 consecutive values one key (ties across the runs' halves), in both orders.
+    fn chained<K: SortKey>(gpu: &Gpu, seed: u64) {
+        const W: usize = 8192; // the window of 4- and 8-byte keys alone
+        for n in [
+            W + 1,
+            3 * W + 1,
+            3 * W + W / 2,
+            3 * W + W / 2 + 1,
+            4 * W - 1,
+            5 * W,
+        ] {
+            for k in [W / 8 + 1, 3000, W / 2] {
+                let distinct: Vec<u32> = generate(Pattern::KSorted(k), n, seed ^ n as u64);
+                // Every 16 consecutive values one key (a monotone map keeps the input k-sorted).
+                for ties in [1u32, 16] {
+                    let ascending: Vec<K> = distinct
+                        .iter()
+                        .map(|&x| K::from_f64((x / ties) as f64))
+                        .collect();
+                    for order in [Order::Ascending, Order::Descending] {
+                        // Reversed, the input is k-sorted in descending order.
+                        let mut input = ascending.clone();
+                        if order == Order::Descending {
+                            input.reverse();
+                        }
+                        assert!(check::radius(&input, order) <= k);
+                        let what = format!("{} n = {n} k = {k} ties {ties} {order}", K::NAME);
+                        let mut expected = input.clone();
+                        sort::sort(&mut expected, order);
+                        let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                        let opts = RoughOptions {
+                            order,
+                            ..RoughOptions::default()
+                        };
+                        let report = rough_sort_with_radius(gpu, &mut d, k, &opts).expect(&what);
+                        assert_eq!(report.path, RoughPath::Chained, "{what}");
+                        check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_chained_pass_sorts_every_last_run_length() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_chained_pass_sorts_every_last_run_length");
+        chained::<u32>(&gpu, seed);
+        chained::<f32>(&gpu, seed);
+        chained::<u64>(&gpu, seed);
     }
 
     fn too_small<K: SortKey>(gpu: &Gpu, seed: u64) {

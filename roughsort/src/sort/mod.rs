@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | [`RoughPath::AlreadySorted`] | `k == 0` | none |
 //! | [`RoughPath::Window`] | `k <=` [`WINDOW_MAX_K_DIVISOR`]-th of a window (1024 keys for 4-byte keys and u32 pairs, 512 for 8-byte keys with values) | one read, one write |
-//! | [`RoughPath::MergePasses`] | larger `k`, `2m < n` (`m` = `k` rounded up to a power of two) | a window sort, `log2(2m / window)` merge passes, one offset merge pass |
+//! | [`RoughPath::Chained`] | keys alone, `k` up to half a window (4096), more than a window of keys | one read, one and a half writes |
+//! | [`RoughPath::MergePasses`] | larger `k` (key-value pairs: from the window path's limit on), `2m < n` (`m` = `k` rounded up to a power of two) | a window sort, `log2(2m / window)` merge passes, one offset merge pass |
 //! | [`RoughPath::FullSort`] | `2m >= n` | a window sort, then merge passes to one run: a full merge sort |
 //!
 //! **Window**: block `b` writes the sorted positions `[s, s + T)` (`s = b * T`) from the
@@ -24,6 +25,19 @@
 //! of a warp's keys (512 or 1024) with bitonic merge steps in the warp's registers (shuffles, no
 //! barrier), and the offset level too where `2m` is at most that; key-value pairs keep the
 //! stable merge levels.
+//!
+//! **Chained** (keys alone): Altman-Chlebus with `m` half a window in one pass, in place. Block
+//! `b` takes run `b` (a window of keys) by an atomic ticket, sorts it in registers and shared
+//! memory, writes its sorted upper half in place and raises a flag; then it waits for run
+//! `b - 1`'s flag, merges that run's published upper half with its own lower half in shared
+//! memory and writes the merge, positions `[bW - W/2, bW + W/2)`. The ticket order means the run
+//! a block waits on belongs to a block already running, so the chain always moves. It saves the
+//! merge pass's read and write (and its partition kernel) for one more merge level in shared
+//! memory: NVIDIA H200, 2^28 `u32`, rough_sort with its radius, same run (the `rough_bench`
+//! example, 2026-11-26): k = 4096 3.54 -> 3.24 ms, k = 2048 3.26 -> 3.24, k = 1025 3.23-3.25 ->
+//! 3.22 (below 4096 the merge path sorted runs of only 2m); k = 16 and 256 (window path)
+//! unchanged. Key-value pairs keep the merge passes (their merges must be stable and carry
+//! values).
 //!
 //! **Merge passes**: every window of 8192 (4096) keys is sorted into runs of `2m` in place,
 //! then merge-path merges in global memory (a partition kernel, then one block per tile of a
@@ -106,16 +120,23 @@ pub enum RoughPath {
     /// The radius is at least half the length: a full merge sort (window sort, then merge
     /// passes up to one run).
     FullSort,
+    /// Keys alone with a radius up to half a window (more than the window path takes): one
+    /// pass in which each block sorts a window-long run and merges its lower half with the
+    /// previous run's upper half (Altman-Chlebus with `m` half a window, the offset merge chained
+    /// from block to block).
+    Chained,
 }
 
 impl RoughPath {
-    /// A short name (`"already-sorted"`, `"window"`, `"merge-passes"`, `"full-sort"`).
+    /// A short name (`"already-sorted"`, `"window"`, `"merge-passes"`, `"full-sort"`,
+    /// `"chained"`).
     pub fn name(self) -> &'static str {
         match self {
             RoughPath::AlreadySorted => "already-sorted",
             RoughPath::Window => "window",
             RoughPath::MergePasses => "merge-passes",
             RoughPath::FullSort => "full-sort",
+            RoughPath::Chained => "chained",
         }
     }
 }
@@ -150,6 +171,8 @@ pub(crate) enum Plan {
         passes: Vec<(usize, usize)>,
         full: bool,
     },
+    /// `sort_runs_chained`: runs of a window sorted and merged from half a window, in place.
+    Chained,
 }
 
 /// Output tiles of the window path are a multiple of this many keys, so that each block's
@@ -168,6 +191,9 @@ pub(crate) fn plan(n: usize, k: usize, policy: &SortPolicy) -> Plan {
     }
     // k > w / 8, so m >= w / 4 = the merge tile, which then divides every run and offset.
     let m = k.next_power_of_two();
+    if policy.chained && m <= w / 2 && n > w {
+        return Plan::Chained;
+    }
     let full = m >= n.div_ceil(2);
     let (run_half, mut runs) = if full {
         (w / 2, w)
@@ -260,6 +286,32 @@ impl SortCtx<'_> {
         // tile_out) ∩ [0, n); input and output differ unless before == after == 0, when each
         // block reads its whole range before writing it; the flag pointer is valid when
         // checking; the dynamic shared memory is PADDED(WINDOW) slots (+ indices with values).
+        unsafe { kernel.launch(cfg, &args) }.map_err(Error::from)
+    }
+
+    /// `sort_runs_chained` on `keys` (keys alone), in place.
+    fn chained<K>(&self, keys: DevicePtr<K>) -> Result<()> {
+        let w = self.policy.window();
+        let runs = self.n.div_ceil(w);
+        // ticket, then ready[0 .. runs)
+        let flags = DeviceBuffer::<u32>::zeroed(self.gpu, runs + 1)?;
+        let blocks = grid(self.gpu, runs, "sort_runs_chained")?;
+        let shared = padded(w, self.key_size) * self.key_size;
+        let kernel = self.module.kernel("sort_runs_chained")?;
+        let mut args = KernelArgs::new();
+        args.ptr(keys)
+            .push(self.n as u64)
+            .push(self.flip)
+            .ptr(flags.ptr())
+            .push(flags.ptr().addr() + 4);
+        let cfg =
+            LaunchConfig::linear(blocks, self.policy.block_threads).with_shared(shared as u32);
+        // SAFETY: arguments match `sort_runs_chained(KEY_T*, u64, Bits, u32*, u32*)` of a
+        // keys-only module; keys hold n keys; the flags are runs + 1 zeroed words (the ticket,
+        // then one per run) and the grid is one block per run, each block taking a distinct
+        // ticket < runs, reading and writing keys of its run and the previous one only (see the
+        // kernel); a block waits only on the run before its own, whose ticket a running block
+        // already holds; the dynamic shared memory is PADDED(WINDOW) keys.
         unsafe { kernel.launch(cfg, &args) }.map_err(Error::from)
     }
 
@@ -388,6 +440,13 @@ fn sort_with<K: SortKey, V: SortValue>(
                 std::mem::swap(v, o);
             }
             Ok(Some(RoughPath::Window))
+        }
+        Plan::Chained => {
+            if check && !is_k_sorted(gpu, keys, k, order)? {
+                return Ok(None);
+            }
+            ctx.chained(keys.ptr())?;
+            Ok(Some(RoughPath::Chained))
         }
         Plan::Merge {
             run_half,
@@ -691,12 +750,16 @@ mod tests {
                             assert!(tile_out + 2 * k < w && tile_out >= w / 2);
                             assert_eq!(tile_out % TILE_ALIGN, 0);
                         }
+                        Plan::Chained => {
+                            assert!(policy.chained && k > w / 8 && k <= w / 2 && n > w);
+                        }
                         Plan::Merge {
                             run_half,
                             passes,
                             full,
                         } => {
                             let m = k.next_power_of_two();
+                            assert!(!policy.chained || m > w / 2 || n <= w);
                             assert!(run_half <= w / 2 && run_half >= items);
                             let mut runs = 2 * run_half;
                             for &(run, offset) in &passes {

@@ -283,20 +283,13 @@ __device__ __forceinline__ void offset_level_in_warps(Bits (&key)[ITEMS_PER_THRE
 }
 #endif
 
-// One merge level of the window in registers (blocked): pairs of runs of R keys from window
-// offset o (R >= ITEMS_PER_THREAD and o a multiple of ITEMS_PER_THREAD); threads whose items
-// lie before o keep them. `index` follows its key (source window index). Every thread calls.
-__device__ __forceinline__ void merge_level(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R, u32 o,
-                                            Bits* sk, u32* sidx) {
+// One merge level of the window staged in shared memory (keys in sk, with values their source
+// indices in sidx, padded, blocked), into registers (blocked): pairs of runs of R keys from
+// window offset o (R >= ITEMS_PER_THREAD and o a multiple of ITEMS_PER_THREAD); threads whose
+// items lie before o keep the registers they have. Every thread calls; ends with a barrier.
+__device__ __forceinline__ void merge_staged(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R,
+                                             u32 o, const Bits* sk, const u32* sidx) {
     const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        sk[pad(x0 + k)] = key[k];
-#if HAS_VALUES
-        sidx[pad(x0 + k)] = index[k];
-#endif
-    }
-    __syncthreads();
     if (x0 >= o) {
         const u32 seg = o + ((x0 - o) / (2 * R)) * (2 * R);
         const u32 a1 = min(seg + R, (u32)WINDOW);
@@ -310,9 +303,40 @@ __device__ __forceinline__ void merge_level(Bits (&key)[ITEMS_PER_THREAD], u32 (
 #if HAS_VALUES
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) index[k] = sidx[pad(from[k])];
+#else
+        (void)sidx;
 #endif
     }
     __syncthreads();
+}
+
+// One merge level of the window in registers (blocked), as merge_staged after staging the
+// registers (and indices) in shared memory. `index` follows its key (source window index).
+__device__ __forceinline__ void merge_level(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R, u32 o,
+                                            Bits* sk, u32* sidx) {
+    const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        sk[pad(x0 + k)] = key[k];
+#if HAS_VALUES
+        sidx[pad(x0 + k)] = index[k];
+#endif
+    }
+    __syncthreads();
+    merge_staged(key, index, R, o, sk, sidx);
+}
+
+// Sorts the window in registers (blocked) into runs of `run` keys (a power of two from
+// ITEMS_PER_THREAD to WINDOW): a thread's items in registers, up to a warp's with warp merge
+// steps (keys alone), beyond by merge levels in shared memory. Every thread calls.
+__device__ __forceinline__ void sort_runs(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 run,
+                                          Bits* sk, u32* sidx) {
+    register_sort(key, index);
+    u32 r = ITEMS_PER_THREAD;
+#if !HAS_VALUES
+    for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r);
+#endif
+    for (; r < run; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
 }
 
 // ---- sort_windows: grid = ceil(n / tile_out) blocks of BLOCK_THREADS; dynamic shared memory
@@ -382,15 +406,7 @@ sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value*
         __syncthreads();
     }
 
-    // Runs of `run` keys: of a thread's items in registers, up to a warp's with warp merge steps
-    // (keys alone), beyond in shared memory.
-    const u32 run = 2 * run_half < (u32)WINDOW ? 2 * run_half : (u32)WINDOW;
-    register_sort(key, index);
-    u32 r = ITEMS_PER_THREAD;
-#if !HAS_VALUES
-    for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r);
-#endif
-    for (; r < run; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
+    sort_runs(key, index, 2 * run_half < (u32)WINDOW ? 2 * run_half : (u32)WINDOW, sk, sidx);
     bool staged = false;
 #if !HAS_VALUES
     if (offset_pass && 2 * run_half <= (u32)WARP_RUN) {
@@ -423,6 +439,78 @@ sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value*
     for (u32 e = out_lo + tid; e < out_hi; e += BLOCK_THREADS) out_vals[ws + e] = sv[pad(sidx[pad(e)])];
 #endif
 }
+
+#if !HAS_VALUES
+// ---- sort_runs_chained (keys alone): Altman-Chlebus with m = WINDOW / 2 in one pass, in place.
+// grid = ceil(n / WINDOW) blocks; dynamic shared memory PADDED(WINDOW) * SLOT_BYTES; *ticket and
+// ready[0 .. grid) zeroed before the launch. A block takes run b = the next ticket (so run b - 1
+// belongs to a block already running), loads keys [s, s + w) (s = b * WINDOW, w <= WINDOW) and
+// sorts them. Its upper half (sorted positions [H, w), H = WINDOW / 2) it publishes in place at
+// [s + H, s + w) and raises ready[b]. Then it waits for ready[b - 1], merges its own lower half
+// (sorted positions [0, min(w, H))) with run b - 1's published upper half (H keys at [s - H, s))
+// and writes the merge to [s - H, s + min(w, H)) (run 0 writes its lower half to
+// [0, min(w, H))). That is the offset pass of runs of 2H from H: every position is written once
+// by the merge or, for the upper half of the last run, by its publication. ----
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, WINDOW_MIN_BLOCKS)
+sort_runs_chained(KEY_T* keys, u64 n, Bits flip, u32* ticket, u32* ready) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    Bits* sk = reinterpret_cast<Bits*>(smem);
+    __shared__ u32 run_of_block;
+    const u32 tid = threadIdx.x;
+    const u32 H = (u32)WINDOW / 2;
+    if (tid == 0) run_of_block = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const u64 b = run_of_block;
+    const u64 s = b * (u64)WINDOW;
+    const u32 w = (u32)(n - s < (u64)WINDOW ? n - s : (u64)WINDOW);
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const u32 e = k * BLOCK_THREADS + tid;
+        sk[pad(e)] = e < w ? rank_of(keys[s + e], flip) : highest_rank();
+    }
+    __syncthreads();
+    const u32 x0 = tid * ITEMS_PER_THREAD;
+    Bits key[ITEMS_PER_THREAD];
+    u32 index[ITEMS_PER_THREAD];  // (keys alone: unused)
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        key[k] = sk[pad(x0 + k)];
+        index[k] = x0 + k;
+    }
+    sort_runs(key, index, (u32)WINDOW, sk, nullptr);
+    // The sorted run to shared memory; its upper half out, then ready[b].
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) sk[pad(x0 + k)] = key[k];
+    __syncthreads();
+    for (u32 e = H + tid; e < w; e += BLOCK_THREADS) keys[s + e] = key_of(sk[pad(e)], flip);
+    __threadfence();
+    __syncthreads();  // also: every read of the upper half in shared memory is done
+    if (tid == 0) atomicExch(ready + b, 1u);
+    // The lower half B stays at [0, lb) of shared memory, the highest rank after it up to H;
+    // run b - 1's upper half A (H keys, none for run 0) comes to [H, W). Keys alone need no
+    // stable merge, so B may come first (and a real key of the highest rank that the padding
+    // displaces from the first la + lb outputs is replaced by the same bits).
+    const u32 lb = w < H ? w : H;
+    const u32 la = b > 0 ? H : 0;
+    for (u32 e = lb + tid; e < H; e += BLOCK_THREADS) sk[pad(e)] = highest_rank();
+    if (b > 0 && tid == 0) {
+        while (atomicAdd(ready + (b - 1), 0u) == 0) __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
+    // (L2 loads: this multiprocessor's L1 may hold the run's keys from before they were sorted.)
+    for (u32 e = tid; e < la; e += BLOCK_THREADS) sk[pad(H + e)] = rank_of(__ldcg(keys + (s - H) + e), flip);
+    __syncthreads();
+    if (la > 0) {
+        merge_staged(key, index, H, 0, sk, nullptr);  // ends with a barrier
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) sk[pad(x0 + k)] = key[k];
+        __syncthreads();
+    }
+    const u64 out = s - la;
+    for (u32 e = tid; e < la + lb; e += BLOCK_THREADS) keys[out + e] = key_of(sk[pad(e)], flip);
+}
+#endif
 
 // The segment of the merge pass (run, offset) that holds position x: before `offset` the keys
 // [0, offset) alone (A, with no B), then pairs A = [start, start + run), B = [start + run,
