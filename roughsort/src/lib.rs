@@ -53,7 +53,12 @@
 //! the chained pass ([`RoughPath::Chained`]: the offset merge done by each run's block against
 //! the previous run's published upper half, no merge pass): NVIDIA H200, the `rough_bench`
 //! example, same run, rough_sort at k = 4096 3.54 -> 3.24 ms, at k = 1025 3.23 -> 3.22; the
-//! sort is now the run sort of 8192 keys and one merge level more, still ALU-bound.
+//! sort is now the run sort of 8192 keys and one merge level more, still ALU-bound. With CUB
+//! in the same run (`scripts/bench-gpu roughsort`, H200, 2^28, median of 5, 2026-11-26 at
+//! 93f8191; SortKeys 6.21-6.23 ms, SortPairs 6.87-6.92): keys k = 16 / 256 / 4096 **5.29x /
+//! 3.31x / 1.93x**; pairs 1.80x / 1.42x / 0.81x (the pair rows vary between runs on that
+//! machine: k = 16 3.65-4.18 ms, k = 4096 7.56-8.52, in runs of the same binary and of the one
+//! before this change alike).
 //!
 //! Measured and not kept (H100, 2026-11-26, the `rough_bench` example, rough_sort at k = 16 /
 //! 256 / 4096): every window sorted instead by a stable LSD radix sort of only the bits in which
