@@ -37,7 +37,9 @@
 //! example, 2026-11-26): k = 4096 3.54 -> 3.24 ms, k = 2048 3.26 -> 3.24, k = 1025 3.23-3.25 ->
 //! 3.22 (below 4096 the merge path sorted runs of only 2m); k = 16 and 256 (window path)
 //! unchanged. Key-value pairs keep the merge passes (their merges must be stable and carry
-//! values).
+//! values): the chained pass with u32 values (stable, the values as the merge's slots) was
+//! measured slower, H200, rough_sort_pairs at k = 4096 7.56 -> 9.87 ms, k = 1025 8.28 -> 9.80
+//! (the same run, 2026-11-26; the window sort of pairs holds one 512-thread block an SM).
 //!
 //! **Merge passes**: every window of 8192 (4096) keys is sorted into runs of `2m` in place,
 //! then merge-path merges in global memory (a partition kernel, then one block per tile of a
