@@ -24,6 +24,10 @@
 //                      shorter one beside it), so the blocks together check the whole input.
 //                    - run (before = after = 0, in place allowed): block b sorts positions
 //                      [b * WINDOW, (b + 1) * WINDOW) into sorted runs of 2 * run_half.
+//   sort_runs_chained  (keys alone) one block per run of WINDOW keys, taken in order by a
+//                    ticket: sorts the run, publishes its upper half in place, waits for the
+//                    previous run's, merges that with its own lower half and writes the merge:
+//                    Altman-Chlebus with m = WINDOW / 2 in one pass (see the kernel)
 //   merge_partition  one thread per merge tile of MERGE_TILE = MERGE_THREADS * MERGE_ITEMS
 //                    outputs: the merge-path split at the tile's start within its segment
 //   merge_pass       one block per merge tile: merges pairs of sorted runs of `run` keys from
