@@ -613,7 +613,8 @@ mod gpu {
     /// keys `d` apart (radius exactly `d` for `d >= 2`: the swapped pair is the widest
     /// inversion, its neighbours' duplicates never lengthen it), at the start, across 2^31 and
     /// 2^32 and at the end: the radius (one-pass and far), `is_k_sorted`, and `rough_sort` on every path
-    /// (window, merge passes, and the full sort of the descending order) with 64-bit positions.
+    /// (window, chained, merge passes, and the full sort of the descending order) with 64-bit
+    /// positions.
     /// Minutes long: `scripts/gpu-check` runs the `past_2_pow_32` tests only with
     /// `SORTLAB_LARGE=1`; a device without the memory fails it.
     #[test]
@@ -630,6 +631,7 @@ mod gpu {
         let mut host: Vec<u32> = (0..n).map(base).collect();
         for (d, path) in [
             (300, RoughPath::Window),
+            (3000, RoughPath::Chained),
             (5000, RoughPath::MergePasses),
             (100_000, RoughPath::MergePasses),
         ] {
