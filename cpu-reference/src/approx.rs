@@ -390,66 +390,76 @@ fn intervals_of<K: SortKey>(keys: &[K], map: &IntervalMap<K::Bits>, parallel: bo
     }
 }
 
-/// Moves `keys` (and `values`) to the positions of a stable counting sort by `idx` and returns
-/// the boundaries. `values` is empty for keys only.
+/// Moves `keys` (and `values`) to the positions of a stable counting sort by `idx` on one
+/// thread, as the paper's steps, and returns the boundaries. `values` is empty for keys only.
 fn counting_sort<K: SortKey, V: SortValue>(
     keys: &mut [K],
     values: &mut [V],
     idx: &[u32],
     m: usize,
-    variant: ApproxVariant,
+) -> Vec<usize> {
+    let with_values = !values.is_empty();
+    // The paper's steps: offsets inside each interval (the atomic increments, in input
+    // order here), an exclusive scan of the counts, a scatter.
+    let mut counts = vec![0usize; m + 1];
+    let offsets: Vec<usize> = idx
+        .iter()
+        .map(|&i| {
+            let o = counts[i as usize];
+            counts[i as usize] += 1;
+            o
+        })
+        .collect();
+    let mut sum = 0;
+    for c in counts.iter_mut() {
+        let v = *c;
+        *c = sum;
+        sum += v;
+    }
+    let out_k: Vec<K> = {
+        let mut out = keys.to_vec();
+        for (j, &k) in keys.iter().enumerate() {
+            out[counts[idx[j] as usize] + offsets[j]] = k;
+        }
+        out
+    };
+    keys.copy_from_slice(&out_k);
+    if with_values {
+        let mut out = values.to_vec();
+        for (j, &v) in values.iter().enumerate() {
+            out[counts[idx[j] as usize] + offsets[j]] = v;
+        }
+        values.copy_from_slice(&out);
+    }
+    counts
+}
+
+/// The fast counting sort: contiguous chunks, a count per (chunk, interval), scanned
+/// interval-major, then each chunk moves its keys (and values, in the same loop) from its own
+/// cursors into a fresh buffer, copied back in parallel. `interval_at(j, key)` is the interval
+/// of `keys[j]` (computed from the key where that is cheap, so that no array of interval numbers
+/// is written and read). `values` is empty for keys only.
+fn counting_sort_fast<K: SortKey, V: SortValue>(
+    keys: &mut [K],
+    values: &mut [V],
+    m: usize,
+    interval_at: impl Fn(usize, K) -> usize + Sync,
 ) -> Vec<usize> {
     let n = keys.len();
     let with_values = !values.is_empty();
-    if variant == ApproxVariant::Paper || n <= MIN_CHUNK {
-        // The paper's steps: offsets inside each interval (the atomic increments, in input
-        // order here), an exclusive scan of the counts, a scatter.
-        let mut counts = vec![0usize; m + 1];
-        let offsets: Vec<usize> = idx
-            .iter()
-            .map(|&i| {
-                let o = counts[i as usize];
-                counts[i as usize] += 1;
-                o
-            })
-            .collect();
-        let mut sum = 0;
-        for c in counts.iter_mut() {
-            let v = *c;
-            *c = sum;
-            sum += v;
-        }
-        let out_k: Vec<K> = {
-            let mut out = keys.to_vec();
-            for (j, &k) in keys.iter().enumerate() {
-                out[counts[idx[j] as usize] + offsets[j]] = k;
-            }
-            out
-        };
-        keys.copy_from_slice(&out_k);
-        if with_values {
-            let mut out = values.to_vec();
-            for (j, &v) in values.iter().enumerate() {
-                out[counts[idx[j] as usize] + offsets[j]] = v;
-            }
-            values.copy_from_slice(&out);
-        }
-        return counts;
-    }
-    // Fast: contiguous chunks, a count per (chunk, interval), scanned interval-major, then each
-    // chunk scatters from its own cursors.
     let threads = rayon::current_num_threads().max(1);
     let chunks = (n.div_ceil(MIN_CHUNK))
         .min(threads * 4)
         .min((MAX_COUNTS / m.max(1)).max(1))
         .max(1);
     let chunk_len = n.div_ceil(chunks);
-    let mut counts: Vec<Vec<usize>> = idx
+    let mut counts: Vec<Vec<usize>> = keys
         .par_chunks(chunk_len)
-        .map(|c| {
+        .enumerate()
+        .map(|(c, ks)| {
             let mut h = vec![0usize; m];
-            for &i in c {
-                h[i as usize] += 1;
+            for (j, &k) in ks.iter().enumerate() {
+                h[interval_at(c * chunk_len + j, k)] += 1;
             }
             h
         })
@@ -465,41 +475,51 @@ fn counting_sort<K: SortKey, V: SortValue>(
         }
     }
     boundaries[m] = sum;
-    scatter_chunks(keys, idx, &counts, chunk_len);
-    if with_values {
-        scatter_chunks(values, idx, &counts, chunk_len);
-    }
-    boundaries
-}
-
-/// Moves `data[j]` to `cursor[chunk of j][idx[j]]++`, chunks in parallel.
-fn scatter_chunks<T: Copy + Send + Sync>(
-    data: &mut [T],
-    idx: &[u32],
-    starts: &[Vec<usize>],
-    chunk_len: usize,
-) {
-    let n = data.len();
-    let mut out: Vec<T> = data.to_vec();
-    let dst = SharedOut(out.as_mut_ptr());
-    data.par_chunks(chunk_len)
-        .zip(idx.par_chunks(chunk_len))
-        .zip(starts.par_iter())
-        .for_each(|((src, ids), start)| {
+    let mut out_k: Vec<K> = Vec::with_capacity(n);
+    let mut out_v: Vec<V> = Vec::with_capacity(if with_values { n } else { 0 });
+    let (dst_k, dst_v) = (SharedOut(out_k.as_mut_ptr()), SharedOut(out_v.as_mut_ptr()));
+    let vals_in: &[V] = values;
+    keys.par_chunks(chunk_len)
+        .zip(counts.par_iter())
+        .enumerate()
+        .for_each(|(c, (ks, start))| {
             let mut cursor = start.clone();
-            for (&x, &i) in src.iter().zip(ids) {
-                let p = cursor[i as usize];
-                cursor[i as usize] += 1;
+            let base = c * chunk_len;
+            for (j, &k) in ks.iter().enumerate() {
+                let i = interval_at(base + j, k);
+                let p = cursor[i];
+                cursor[i] += 1;
                 debug_assert!(p < n);
                 // SAFETY: the cursors of chunk c for interval i run over
                 // [start_c[i], start_c[i] + count_c[i]), and these ranges, over all chunks and
                 // intervals, partition 0..n (they are an exclusive scan of the counts): each
-                // element of `out` is written exactly once, by one task, and `out` outlives the
-                // parallel loop.
-                unsafe { dst.get().add(p).write(x) };
+                // element of the outputs (capacity n) is written exactly once, by one task, and
+                // the outputs outlive the parallel loop.
+                unsafe {
+                    dst_k.get().add(p).write(k);
+                    if with_values {
+                        dst_v.get().add(p).write(vals_in[base + j]);
+                    }
+                }
             }
         });
-    data.copy_from_slice(&out);
+    // SAFETY: the loop above wrote every element 0..n of each output (see there).
+    unsafe {
+        out_k.set_len(n);
+        if with_values {
+            out_v.set_len(n);
+        }
+    }
+    copy_back(keys, &out_k, chunk_len);
+    copy_back(values, &out_v, chunk_len);
+    boundaries
+}
+
+/// `dst.copy_from_slice(src)` in parallel chunks (nothing when both are empty).
+fn copy_back<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], chunk_len: usize) {
+    dst.par_chunks_mut(chunk_len.max(1))
+        .zip(src.par_chunks(chunk_len.max(1)))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 /// Approximate sort of `keys` into `opts.intervals` intervals: see the [module docs](self).
@@ -571,9 +591,19 @@ fn approx_impl<K: SortKey, V: SortValue>(
             order: opts.order,
         });
     };
-    let parallel = opts.variant == ApproxVariant::Fast;
-    let idx = intervals_of(keys, &map, parallel);
-    let boundaries = counting_sort(keys, values, &idx, m, opts.variant);
+    let boundaries = if opts.variant == ApproxVariant::Fast && keys.len() > MIN_CHUNK {
+        if let MapKind::Sampled { .. } = map.kind {
+            // A splitter search per key: once, into an array.
+            let idx = intervals_of(keys, &map, true);
+            counting_sort_fast(keys, values, m, |j, _| idx[j] as usize)
+        } else {
+            // Equal widths: a subtraction and a multiplication, computed in both passes.
+            counting_sort_fast(keys, values, m, |_, k| map.interval(k))
+        }
+    } else {
+        let idx = intervals_of(keys, &map, false);
+        counting_sort(keys, values, &idx, m)
+    };
     Ok(ApproxResult {
         boundaries,
         order: opts.order,
@@ -696,5 +726,71 @@ mod tests {
             Err(Error::LengthMismatch { .. })
         ));
         assert_eq!(k, [3, 1, 2]);
+    }
+
+    /// Past one chunk the fast variant runs in parallel chunks: it must equal the paper's serial
+    /// stable counting sort exactly (keys, values, boundaries) for both boundary kinds, both
+    /// orders, keys with ties, and interval counts below and above the distinct keys.
+    #[test]
+    fn fast_equals_paper_past_one_chunk() {
+        fn check<K: SortKey>(keys: &[K]) {
+            let n = keys.len();
+            for boundaries in [Intervals::EqualWidth, Intervals::Sampled] {
+                for order in [Order::Ascending, Order::Descending] {
+                    for intervals in [1, 7, 10_000, 1 << 20] {
+                        let fast = ApproxOptions {
+                            intervals,
+                            order,
+                            boundaries,
+                            variant: ApproxVariant::Fast,
+                        };
+                        let paper = ApproxOptions {
+                            variant: ApproxVariant::Paper,
+                            ..fast
+                        };
+                        let values: Vec<u32> = (0..n as u32).collect();
+                        let (mut fk, mut fv) = (keys.to_vec(), values.clone());
+                        let (mut pk, mut pv) = (keys.to_vec(), values);
+                        let rf = approx_sort_pairs(&mut fk, &mut fv, &fast).unwrap();
+                        let rp = approx_sort_pairs(&mut pk, &mut pv, &paper).unwrap();
+                        let what = format!("{} {fast:?}", K::NAME);
+                        assert_eq!(rf.boundaries, rp.boundaries, "{what}");
+                        assert!(
+                            fk.iter()
+                                .zip(&pk)
+                                .all(|(a, b)| a.to_ordered_bits() == b.to_ordered_bits()),
+                            "{what}"
+                        );
+                        assert_eq!(fv, pv, "{what}");
+                        let mut k_only = keys.to_vec();
+                        assert_eq!(
+                            approx_sort(&mut k_only, &fast).unwrap().boundaries,
+                            rp.boundaries
+                        );
+                        assert!(
+                            k_only
+                                .iter()
+                                .zip(&pk)
+                                .all(|(a, b)| a.to_ordered_bits() == b.to_ordered_bits()),
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
+        let n = 3 * MIN_CHUNK + 7;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x = splitmix64(x);
+            x
+        };
+        let wide: Vec<u32> = (0..n).map(|_| next() as u32).collect();
+        let ties: Vec<u32> = (0..n).map(|_| (next() % 1000) as u32).collect();
+        let floats: Vec<f64> = (0..n)
+            .map(|_| (next() >> 11) as f64 - (1u64 << 52) as f64)
+            .collect();
+        check(&wide);
+        check(&ties);
+        check(&floats);
     }
 }
