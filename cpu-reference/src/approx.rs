@@ -237,9 +237,17 @@ enum MapKind<B> {
     Direct { lo: B },
     /// Interval `floor((b - lo) * scale / 2^W)`.
     Scaled { lo: B, scale: B },
-    /// Interval = number of splitters `<= b`.
-    Sampled { splitters: Vec<B> },
+    /// Interval = number of splitters `<= b`; `table[t]` = the number of splitters below
+    /// `t << TABLE_SHIFT` (the top [`TABLE_BITS`] of the word), so that the search runs between
+    /// two table entries.
+    Sampled { splitters: Vec<B>, table: Vec<u32> },
 }
+
+/// [`Intervals::Sampled`] on the CPU: the splitter search starts from a table of `2^TABLE_BITS`
+/// buckets of the word's top bits (criterion, 2 cores, 10,000 intervals, uniform u32: 2^24 keys
+/// 242 -> 166 ms, 2^20 16.1 -> 10.6 ms). The intervals are still searched once into an array:
+/// searched again in the scatter instead, 204 ms.
+const TABLE_BITS: u32 = 12;
 
 impl<B: KeyBits> IntervalMap<B> {
     /// The equal-width map of `intervals` intervals over ranked bits `lo..=hi` (`lo <= hi`).
@@ -275,9 +283,20 @@ impl<B: KeyBits> IntervalMap<B> {
                 .map(|j| sorted_sample[splitter_index(j, s, intervals).min(s - 1)])
                 .collect()
         };
+        let shift = B::BITS - TABLE_BITS;
+        let table = (0..=1u64 << TABLE_BITS)
+            .map(|t| {
+                if t == 1 << TABLE_BITS {
+                    splitters.len() as u32
+                } else {
+                    let start = t << shift;
+                    splitters.partition_point(|x| x.to_u64() < start) as u32
+                }
+            })
+            .collect();
         IntervalMap {
             order,
-            kind: MapKind::Sampled { splitters },
+            kind: MapKind::Sampled { splitters, table },
         }
     }
 
@@ -291,7 +310,11 @@ impl<B: KeyBits> IntervalMap<B> {
                 let d = b.to_u64().wrapping_sub(lo.to_u64()) & mask::<B>();
                 ((d as u128 * scale.to_u64() as u128) >> B::BITS) as usize
             }
-            MapKind::Sampled { splitters } => splitters.partition_point(|&s| s <= b),
+            MapKind::Sampled { splitters, table } => {
+                let t = (b.to_u64() >> (B::BITS - TABLE_BITS)) as usize;
+                let (lo, hi) = (table[t] as usize, table[t + 1] as usize);
+                lo + splitters[lo..hi].partition_point(|&s| s <= b)
+            }
         }
     }
 
@@ -726,6 +749,55 @@ mod tests {
             Err(Error::LengthMismatch { .. })
         ));
         assert_eq!(k, [3, 1, 2]);
+    }
+
+    /// The sampled map's table search gives the plain count of splitters `<= b`, for splitters
+    /// spread, clustered in one table bucket, repeated, and at the extremes.
+    #[test]
+    fn sampled_table_search_counts_the_splitters() {
+        fn check<B: KeyBits>(mut sample: Vec<B>, probes: &[B]) {
+            sample.sort_unstable();
+            for intervals in [1, 2, 100, 10_000] {
+                let map = IntervalMap::sampled(&sample, intervals, Order::Ascending);
+                let MapKind::Sampled { splitters, .. } = &map.kind else {
+                    unreachable!()
+                };
+                for &b in probes.iter().chain(splitters.iter()) {
+                    let want = splitters.partition_point(|&s| s <= b);
+                    assert_eq!(map.interval_of_bits(b), want, "{b:?}");
+                }
+            }
+        }
+        let mut x = 12345u64;
+        let mut next = move || {
+            x = splitmix64(x);
+            x
+        };
+        let spread: Vec<u32> = (0..50_000).map(|_| next() as u32).collect();
+        let clustered: Vec<u32> = (0..50_000)
+            .map(|_| 7 << 20 | (next() as u32 & 0xfff))
+            .collect();
+        let repeated: Vec<u32> = (0..50_000)
+            .map(|_| [0, 9, u32::MAX][(next() % 3) as usize])
+            .collect();
+        let mut probes: Vec<u32> = (0..20_000).map(|_| next() as u32).collect();
+        probes.extend([
+            0,
+            1,
+            9,
+            10,
+            7 << 20,
+            (7 << 20) + 0xfff,
+            (8 << 20) - 1,
+            u32::MAX - 1,
+            u32::MAX,
+        ]);
+        for sample in [spread.clone(), clustered, repeated] {
+            check(sample, &probes);
+        }
+        let wide: Vec<u64> = (0..50_000).map(|_| next()).collect();
+        let probes64: Vec<u64> = (0..20_000).map(|_| next()).chain([0, u64::MAX]).collect();
+        check(wide, &probes64);
     }
 
     /// Past one chunk the fast variant runs in parallel chunks: it must equal the paper's serial
