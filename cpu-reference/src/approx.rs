@@ -562,8 +562,12 @@ fn copy_back<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], chunk_len: usize) 
 /// as they were).
 ///
 /// # Performance
-/// O(n) (plus O(s log s) for the sample of [`Intervals::Sampled`]), with n interval numbers and
-/// a copy of the keys as extra memory; [`ApproxVariant::Fast`] on all of rayon's threads.
+/// O(n) (plus O(s log s) for the sample of [`Intervals::Sampled`]), with a copy of the keys (and
+/// values) and, for sampled intervals or the paper's variant, n interval numbers as extra
+/// memory; [`ApproxVariant::Fast`] on all of rayon's threads. Criterion (`cargo bench -p
+/// sortlab-cpu-reference --bench approx`), 2 cores, 2^24 uniform `u32`, 10,000 intervals: equal
+/// widths 95 ms (with `u32` values 166), sampled 166, against 123 for the CPU radix sort of the
+/// same keys.
 ///
 /// # Example
 /// ```
