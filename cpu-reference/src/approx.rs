@@ -238,8 +238,8 @@ enum MapKind<B> {
     /// Interval `floor((b - lo) * scale / 2^W)`.
     Scaled { lo: B, scale: B },
     /// Interval = number of splitters `<= b`; `table[t]` = the number of splitters below
-    /// `t << TABLE_SHIFT` (the top [`TABLE_BITS`] of the word), so that the search runs between
-    /// two table entries.
+    /// `t << (W - TABLE_BITS)` (t: the top [`TABLE_BITS`] of the word), so that the search runs
+    /// between two table entries.
     Sampled { splitters: Vec<B>, table: Vec<u32> },
 }
 
