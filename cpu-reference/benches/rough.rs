@@ -17,8 +17,8 @@ use sortlab_primitives::Order;
 /// Lengths timed: 2^16 and 2^20.
 const LENGTHS: [usize; 2] = [1 << 16, 1 << 20];
 
-/// Radii timed: the report's figures use k = 2, 15 and 100.
-const RADII: [usize; 3] = [2, 15, 100];
+/// Radii timed: the report's figures use k = 2, 15 and 100; 1000 and 4096 as the GPU benchmarks.
+const RADII: [usize; 5] = [2, 15, 100, 1000, 4096];
 
 /// Bubble sort is O(n k): timed only up to this length.
 const BUBBLE_MAX_LEN: usize = 1 << 16;
