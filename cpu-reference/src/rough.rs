@@ -824,15 +824,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn radius_par_blocks_agree_with_the_walk_on_random_keys() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    /// A xorshift64 stream from a nonzero seed (test inputs).
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    #[test]
+    fn radius_par_blocks_agree_with_the_walk_on_random_keys() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for n in [2usize, 3, 17, 100, 1000, 5000] {
             // Disorder within windows of w (radius about w) and no order at all.
             for w in [1u64, 2, 5, 40, 700, u64::MAX] {
@@ -862,13 +866,7 @@ mod tests {
     /// the comparison sort.
     #[test]
     fn rough_sort_par_with_radix_runs_sorts() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let n = 150_003usize;
         for w in [
             RADIX_RUN_MIN as u64 / 2 - 1,
