@@ -530,10 +530,10 @@ fn check_lengths<K, V>(keys: &[K], values: &[V]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Altman-Chlebus on rayon: sorts the runs of `2k` from position 0, then the runs of `2k` from
-/// position `k` (whose halves are sorted, so std's stable sort merges them in O(run)). Sorts a
-/// `k`-sorted `v` exactly. `stable_first` picks a stable sort for the first pass too.
-fn altman_chlebus_by<T, R, F>(v: &mut [T], k: usize, key: &F, stable_first: bool)
+/// Altman-Chlebus on rayon: sorts the runs of `2k` from position 0 with `first`, then the runs
+/// of `2k` from position `k` (whose halves are sorted, so std's stable sort merges them in
+/// O(run)). Sorts a `k`-sorted `v` exactly; stably when `first` is stable.
+fn altman_chlebus_by<T, R, F>(v: &mut [T], k: usize, key: &F, first: &(dyn Fn(&mut [T]) + Sync))
 where
     T: Send,
     R: Ord,
@@ -544,13 +544,7 @@ where
     }
     let run = k.saturating_mul(2).min(v.len());
     let min_runs = max(1, PAR_MIN_LEN / run);
-    v.par_chunks_mut(run).with_min_len(min_runs).for_each(|c| {
-        if stable_first {
-            c.sort_by_key(key);
-        } else {
-            c.sort_unstable_by_key(key);
-        }
-    });
+    v.par_chunks_mut(run).with_min_len(min_runs).for_each(first);
     if k < v.len() {
         v[k..]
             .par_chunks_mut(run)
@@ -610,20 +604,15 @@ fn one_run(n: usize, k: usize) -> bool {
 fn sort_par_with_radius<K: SortKey>(keys: &mut [K], k: usize, order: Order) {
     if k > 0 && one_run(keys.len(), k) {
         crate::radix::sort_keys(keys, order);
-    } else if k.saturating_mul(2) >= RADIX_RUN_MIN {
-        // Runs long enough for the radix sort (one thread each up to 2^16 keys, skipping the
-        // digits on which a run's keys agree); the second pass merges two sorted halves.
-        let run = 2 * k;
-        let min_runs = max(1, PAR_MIN_LEN / run);
-        keys.par_chunks_mut(run)
-            .with_min_len(min_runs)
-            .for_each(|c| crate::radix::sort_keys(c, order));
-        keys[k..]
-            .par_chunks_mut(run)
-            .with_min_len(min_runs)
-            .for_each(|c| c.sort_by_key(|x| rank(*x, order)));
     } else {
-        altman_chlebus_by(keys, k, &|x: &K| rank(*x, order), false);
+        let key = |x: &K| rank(*x, order);
+        if k.saturating_mul(2) >= RADIX_RUN_MIN {
+            // Runs long enough for the radix sort (one thread each up to 2^16 keys, skipping
+            // the digits on which a run's keys agree).
+            altman_chlebus_by(keys, k, &key, &|c| crate::radix::sort_keys(c, order));
+        } else {
+            altman_chlebus_by(keys, k, &key, &|c| c.sort_unstable_by_key(key));
+        }
     }
 }
 
@@ -712,7 +701,8 @@ pub fn rough_sort_par_pairs<K: SortKey, V: SortValue>(
         .zip(values.par_iter())
         .map(|(&key, &v)| (rank(key, order), key, v))
         .collect();
-    altman_chlebus_by(&mut packed, k, &|p: &(K::Bits, K, V)| p.0, true);
+    let key = |p: &(K::Bits, K, V)| p.0;
+    altman_chlebus_by(&mut packed, k, &key, &|c| c.sort_by_key(key));
     keys.par_iter_mut()
         .zip(values.par_iter_mut())
         .zip(packed.par_iter())
@@ -814,7 +804,7 @@ mod tests {
                 expected.sort_unstable();
                 for k in [r, r + 1, n] {
                     let mut w = v.clone();
-                    altman_chlebus_by(&mut w, k, &|x: &u32| *x, false);
+                    altman_chlebus_by(&mut w, k, &|x: &u32| *x, &|c| c.sort_unstable());
                     assert_eq!(w, expected, "{v:?} k = {k}");
                 }
                 let mut w = v.clone();
