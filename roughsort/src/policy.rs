@@ -105,9 +105,14 @@ const MERGE_THREADS: u32 = 256;
 const MERGE_KEY_THREADS: u32 = 128;
 /// 4-byte keys alone: registers capped for 4 resident windows of 256 × 32 per SM (64 a thread;
 /// the shared memory allows 6), or 3 of 512 × 16 for radii below 32 (42 a thread; the shared
-/// memory allows 3 too). Everything else: no cap.
+/// memory allows 3 too). 8-byte keys and 4-byte pairs: see below; 12- and 16-byte pairs: no cap.
 const SORT_MIN_BLOCKS_4B_KEYS: u32 = 4;
 const SORT_MIN_BLOCKS_4B_KEYS_SMALL_K: u32 = 3;
+/// 8-byte keys alone and 4-byte pairs (512 × 16): registers capped for 2 resident windows (64
+/// a thread, no spills; the shared memory allows 3). Uncapped, the branch-free window merges
+/// took 117 registers (u64 keys, sort_runs_chained) and 72 (u32 pairs, sort_windows): one
+/// window per SM.
+const SORT_MIN_BLOCKS_8B: u32 = 2;
 /// Radii below this sort 4-byte keys alone with 16 keys a thread.
 const SORT_SMALL_K: usize = 32;
 
@@ -150,9 +155,12 @@ impl SortPolicy {
                     SORT_MIN_BLOCKS_4B_KEYS,
                     MERGE_KEY_THREADS,
                 ),
-                _ if key_size + value_size <= 8 => {
-                    (SORT_SMALL_THREADS, SORT_ITEMS, 1, MERGE_THREADS)
-                }
+                _ if key_size + value_size <= 8 => (
+                    SORT_SMALL_THREADS,
+                    SORT_ITEMS,
+                    SORT_MIN_BLOCKS_8B,
+                    MERGE_THREADS,
+                ),
                 _ => (SORT_LARGE_THREADS, SORT_ITEMS, 1, MERGE_THREADS),
             };
         let window = block_threads * items_per_thread;

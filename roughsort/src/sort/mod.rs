@@ -246,6 +246,17 @@ fn ptr_or_null<T>(p: Option<DevicePtr<T>>) -> u64 {
 }
 
 impl SortCtx<'_> {
+    /// Dynamic shared memory of `sort_windows` and `sort_runs_chained`: the padded window's
+    /// slots (each as wide as a key or a value, whichever is wider), plus its 4-byte source
+    /// indices with values.
+    fn window_shared_bytes(&self) -> usize {
+        let slots = padded(self.policy.window(), self.key_size);
+        match self.value_size {
+            Some(v) => slots * v.max(self.key_size) + slots * 4,
+            None => slots * self.key_size,
+        }
+    }
+
     /// `sort_windows` from (`in_k`, `in_v`) to (`out_k`, `out_v`).
     fn windows<K, V>(
         &self,
@@ -253,14 +264,7 @@ impl SortCtx<'_> {
         (out_k, out_v): (DevicePtr<K>, Option<DevicePtr<V>>),
         p: &Windows,
     ) -> Result<()> {
-        let w = self.policy.window();
-        let slot = self
-            .value_size
-            .map_or(self.key_size, |v| v.max(self.key_size));
-        let mut shared = padded(w, self.key_size) * slot;
-        if self.value_size.is_some() {
-            shared += padded(w, self.key_size) * 4;
-        }
+        let shared = self.window_shared_bytes();
         let blocks = grid(self.gpu, self.n.div_ceil(p.tile_out), "sort_windows")?;
         let kernel = self.module.kernel("sort_windows")?;
         let mut args = KernelArgs::new();
@@ -298,7 +302,7 @@ impl SortCtx<'_> {
         // ticket, then ready[0 .. runs)
         let flags = DeviceBuffer::<u32>::zeroed(self.gpu, runs + 1)?;
         let blocks = grid(self.gpu, runs, "sort_runs_chained")?;
-        let shared = padded(w, self.key_size) * self.key_size;
+        let shared = self.window_shared_bytes();
         let kernel = self.module.kernel("sort_runs_chained")?;
         let mut args = KernelArgs::new();
         args.ptr(keys)

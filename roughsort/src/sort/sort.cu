@@ -287,27 +287,112 @@ __device__ __forceinline__ void offset_level_in_warps(Bits (&key)[ITEMS_PER_THRE
 }
 #endif
 
-// One merge level of the window staged in shared memory (keys in sk, with values their source
-// indices in sidx, padded, blocked), into registers (blocked): pairs of runs of R keys from
-// window offset o (R >= ITEMS_PER_THREAD and o a multiple of ITEMS_PER_THREAD); threads whose
-// items lie before o keep the registers they have. Every thread calls; ends with a barrier.
+// The pair of runs of R keys (a power of two) from window offset o that holds window position
+// x >= o: the first run [seg, a1), the second [a1, b1), both clipped to the window.
+struct RunPair {
+    u32 seg, a1, b1;
+};
+__device__ __forceinline__ RunPair run_pair(u32 x, u32 R, u32 o) {
+    RunPair g;
+    g.seg = o + ((x - o) & ~(2 * R - 1));
+    g.a1 = min(g.seg + R, (u32)WINDOW);
+    g.b1 = min(g.seg + 2 * R, (u32)WINDOW);
+    return g;
+}
+
+// ---- Merges inside a window without bounds checks or branches. A merge level stages each
+// pair's second run B reversed after its first run A, so [seg, b1) holds A ascending, then B
+// descending (B's key q at b1 - 1 - q). Merging takes the smaller of the leftmost and rightmost
+// keys not yet taken (those lie at [i, j], contiguous): once A is used up the left index reads
+// B's largest keys, once B is the right index reads A's, never below what the other side has
+// left, so each output is a compare, selects and one shared load. Stable merges take a tie from
+// the left while it is in A (i < a1); keys alone take ties from either side (equal keys are
+// bit-identical). The forward merge with bounds checks compiled to a branch per output that the
+// warp ran both ways (H100, 2^28 u32 keys, k = 4096, sort_runs_chained: ALU pipe 86% busy, 151
+// ALU instructions a key).
+
+// The number of A keys among the first `diag` outputs of the merge of A = s[a0 .. a0 + la) and
+// B (key q at blast - q), ties from A, known to lie in [lo, hi].
+__device__ __forceinline__ u32 merge_path_rev(const Bits* s, u32 a0, u32 blast, u32 diag, u32 lo, u32 hi) {
+    while (lo < hi) {
+        const u32 mid = (lo + hi) >> 1;
+        if (s[pad(blast + 1 + mid - diag)] < s[pad(a0 + mid)]) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+// Items outputs of a staged pair (see above; A ends at a1) in two chains of Items / 2, from
+// left index i and right index j, and from i2 and j2: keys into `key`, their staged slots into
+// `from` (with values). Every output of both chains must exist.
+template <int Items>
+__device__ __forceinline__ void serial_merge_rev(const Bits* s, u32 a1, u32 i, u32 j, u32 i2, u32 j2,
+                                                 Bits (&key)[Items], u32 (&from)[Items]) {
+    static_assert(Items % 2 == 0, "two chains of Items / 2");
+    Bits ka = s[pad(i)];
+    Bits kb = s[pad(j)];
+    Bits kc = s[pad(i2)];
+    Bits kd = s[pad(j2)];
+#pragma unroll
+    for (int k = 0; k < Items / 2; ++k) {
+#if HAS_VALUES
+        const bool tb = kb < ka || i >= a1;
+        const bool td = kd < kc || i2 >= a1;
+        from[k] = tb ? j : i;
+        from[Items / 2 + k] = td ? j2 : i2;
+#else
+        (void)a1;
+        (void)from;
+        const bool tb = kb < ka;
+        const bool td = kd < kc;
+#endif
+        key[k] = tb ? kb : ka;
+        key[Items / 2 + k] = td ? kd : kc;
+        if (k + 1 < Items / 2) {  // (no load past the last output: it may lie outside the pair)
+            i = tb ? i : i + 1;
+            j = tb ? j - 1 : j;
+            const Bits v = s[pad(tb ? j : i)];
+            ka = tb ? ka : v;
+            kb = tb ? v : kb;
+            i2 = td ? i2 : i2 + 1;
+            j2 = td ? j2 - 1 : j2;
+            const Bits u = s[pad(td ? j2 : i2)];
+            kc = td ? kc : u;
+            kd = td ? u : kd;
+        }
+    }
+}
+
+// One merge level of the window staged in shared memory (padded, each pair's second run
+// reversed, see above; keys in sk and with values their source indices in sidx), into
+// registers (blocked): pairs of runs of R keys from window offset o (R >= ITEMS_PER_THREAD and o
+// a multiple of ITEMS_PER_THREAD); threads whose items lie before o keep the registers they
+// have. Every thread calls; ends with a barrier.
 __device__ __forceinline__ void merge_staged(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R,
                                              u32 o, const Bits* sk, const u32* sidx) {
     const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
     if (x0 >= o) {
-        const u32 seg = o + ((x0 - o) / (2 * R)) * (2 * R);
-        const u32 a1 = min(seg + R, (u32)WINDOW);
-        const u32 b1 = min(seg + 2 * R, (u32)WINDOW);
-        const u32 diag = x0 - seg;
+        const RunPair g = run_pair(x0, R, o);
+        const u32 blast = g.b1 - 1;
+        const u32 la = g.a1 - g.seg;
+        const u32 lb = g.b1 - g.a1;
+        const u32 diag = x0 - g.seg;
         const u32 half = diag + ITEMS_PER_THREAD / 2;
-        const u32 p = merge_path(sk, seg, a1 - seg, a1, b1 - a1, diag);
-        const u32 q = merge_path(sk, seg, a1 - seg, a1, b1 - a1, half);
+        const u32 p = merge_path_rev(sk, g.seg, blast, diag, diag > lb ? diag - lb : 0, min(diag, la));
+        // The second chain's split: at least p, at most ITEMS_PER_THREAD / 2 more.
+        const u32 q = merge_path_rev(sk, g.seg, blast, half, max(p, half > lb ? half - lb : 0),
+                                     min(p + ITEMS_PER_THREAD / 2, la));
         u32 from[ITEMS_PER_THREAD];
-        serial_merge<ITEMS_PER_THREAD>(sk, seg + p, a1 + diag - p, seg + q, a1 + half - q, a1, b1, key, from);
+        serial_merge_rev<ITEMS_PER_THREAD>(sk, g.a1, g.seg + p, blast - (diag - p), g.seg + q, blast - (half - q),
+                                           key, from);
 #if HAS_VALUES
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) index[k] = sidx[pad(from[k])];
 #else
+        (void)index;
         (void)sidx;
 #endif
     }
@@ -319,12 +404,28 @@ __device__ __forceinline__ void merge_staged(Bits (&key)[ITEMS_PER_THREAD], u32 
 __device__ __forceinline__ void merge_level(Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD], u32 R, u32 o,
                                             Bits* sk, u32* sidx) {
     const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
+    // A thread's items lie in one run (R >= ITEMS_PER_THREAD, o a multiple of it); a second run
+    // goes reversed, to [lo, lo + I) (lo = a1 + b1 - x0 - I), which like [x0, x0 + I) lies in one
+    // padded row (a multiple of I from a multiple of I).
+    static_assert((1 << PAD_SHIFT) % ITEMS_PER_THREAD == 0, "a thread's items in one padded row");
+    const RunPair g = run_pair(x0, R, o);
+    if (x0 >= o && x0 >= g.a1) {
+        const u32 lo = g.a1 + g.b1 - x0 - ITEMS_PER_THREAD;
 #pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        sk[pad(x0 + k)] = key[k];
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            sk[pad(lo) + (ITEMS_PER_THREAD - 1 - k)] = key[k];
 #if HAS_VALUES
-        sidx[pad(x0 + k)] = index[k];
+            sidx[pad(lo) + (ITEMS_PER_THREAD - 1 - k)] = index[k];
 #endif
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+            sk[pad(x0) + k] = key[k];
+#if HAS_VALUES
+            sidx[pad(x0) + k] = index[k];
+#endif
+        }
     }
     __syncthreads();
     merge_staged(key, index, R, o, sk, sidx);
@@ -341,6 +442,26 @@ __device__ __forceinline__ void sort_runs(Bits (&key)[ITEMS_PER_THREAD], u32 (&i
     for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r);
 #endif
     for (; r < run; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
+}
+
+// Loads keys [0, w) of `src` (w <= WINDOW) as ranks into shared memory (striped, coalesced),
+// the rest of the window as the highest rank, then into registers (blocked: thread t holds window
+// positions [t I, t I + I)), each with its window position as `index`. Every thread calls; the
+// shared window still holds the keys afterwards.
+__device__ __forceinline__ void load_window(const KEY_T* src, u32 w, Bits flip, Bits* sk,
+                                            Bits (&key)[ITEMS_PER_THREAD], u32 (&index)[ITEMS_PER_THREAD]) {
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        const u32 e = k * BLOCK_THREADS + threadIdx.x;
+        sk[pad(e)] = e < w ? rank_of(src[e], flip) : highest_rank();
+    }
+    __syncthreads();
+    const u32 x0 = threadIdx.x * ITEMS_PER_THREAD;
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        key[k] = sk[pad(x0 + k)];
+        index[k] = x0 + k;
+    }
 }
 
 // ---- sort_windows: grid = ceil(n / tile_out) blocks of BLOCK_THREADS; dynamic shared memory
@@ -371,20 +492,10 @@ sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value*
     const u32 out_lo = (u32)(s - ws);
     const u32 out_hi = (u32)((s + tile_out < n ? s + tile_out : n) - ws);
 
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        const u32 e = k * BLOCK_THREADS + tid;
-        sk[pad(e)] = e < w ? rank_of(in_keys[ws + e], flip) : highest_rank();
-    }
-    __syncthreads();
     const u32 x0 = tid * ITEMS_PER_THREAD;
     Bits key[ITEMS_PER_THREAD];
     u32 index[ITEMS_PER_THREAD];
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        key[k] = sk[pad(x0 + k)];
-        index[k] = x0 + k;
-    }
+    load_window(in_keys + ws, w, flip, sk, key, index);
 
     if (check) {
         // Window prefix maxima, then every key against the maximum check_k + 1 places before.
@@ -445,6 +556,24 @@ sort_windows(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value*
 }
 
 #if !HAS_VALUES
+// Keys of shared window positions [lo, lo + len) (lo a multiple of 1 << PAD_SHIFT) to dst[0,
+// len), striped: a full run of Count keys (a multiple of BLOCK_THREADS) with its addresses
+// known at compile time. Every thread calls.
+template <u32 Count>
+__device__ __forceinline__ void store_run(KEY_T* dst, const Bits* sk, u32 lo, u32 len, Bits flip) {
+    static_assert(Count % BLOCK_THREADS == 0, "whole rounds of the block");
+    const Bits* src = sk + pad(lo);
+    if (len == Count) {
+#pragma unroll
+        for (u32 k = 0; k < Count / BLOCK_THREADS; ++k) {
+            const u32 e = k * BLOCK_THREADS + threadIdx.x;
+            dst[e] = key_of(src[pad(e)], flip);
+        }
+    } else {
+        for (u32 e = threadIdx.x; e < len; e += BLOCK_THREADS) dst[e] = key_of(src[pad(e)], flip);
+    }
+}
+
 // ---- sort_runs_chained (keys alone): Altman-Chlebus with m = WINDOW / 2 in one pass, in place.
 // grid = ceil(n / WINDOW) blocks; dynamic shared memory PADDED(WINDOW) * SLOT_BYTES; *ticket and
 // ready[0 .. grid) zeroed before the launch. A block takes run b = the next ticket (so run b - 1
@@ -467,33 +596,24 @@ sort_runs_chained(KEY_T* keys, u64 n, Bits flip, u32* ticket, u32* ready) {
     const u64 b = run_of_block;
     const u64 s = b * (u64)WINDOW;
     const u32 w = (u32)(n - s < (u64)WINDOW ? n - s : (u64)WINDOW);
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        const u32 e = k * BLOCK_THREADS + tid;
-        sk[pad(e)] = e < w ? rank_of(keys[s + e], flip) : highest_rank();
-    }
-    __syncthreads();
     const u32 x0 = tid * ITEMS_PER_THREAD;
     Bits key[ITEMS_PER_THREAD];
     u32 index[ITEMS_PER_THREAD];  // (keys alone: unused)
-#pragma unroll
-    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
-        key[k] = sk[pad(x0 + k)];
-        index[k] = x0 + k;
-    }
+    load_window(keys + s, w, flip, sk, key, index);
     sort_runs(key, index, (u32)WINDOW, sk, nullptr);
     // The sorted run to shared memory; its upper half out, then ready[b].
 #pragma unroll
     for (int k = 0; k < ITEMS_PER_THREAD; ++k) sk[pad(x0 + k)] = key[k];
     __syncthreads();
-    for (u32 e = H + tid; e < w; e += BLOCK_THREADS) keys[s + e] = key_of(sk[pad(e)], flip);
+    if (w > H) store_run<WINDOW / 2>(keys + s + H, sk, H, w - H, flip);
     __threadfence();
     __syncthreads();  // also: every read of the upper half in shared memory is done
     if (tid == 0) atomicExch(ready + b, 1u);
     // The lower half B stays at [0, lb) of shared memory, the highest rank after it up to H;
-    // run b - 1's upper half A (H keys, none for run 0) comes to [H, W). Keys alone need no
-    // stable merge, so B may come first (and a real key of the highest rank that the padding
-    // displaces from the first la + lb outputs is replaced by the same bits).
+    // run b - 1's upper half A (H keys, none for run 0) comes to [H, W), reversed (the staged
+    // layout of merge_staged). Keys alone need no stable merge, so B may come first (and a real
+    // key of the highest rank that the padding displaces from the first la + lb outputs is
+    // replaced by the same bits).
     const u32 lb = w < H ? w : H;
     const u32 la = b > 0 ? H : 0;
     for (u32 e = lb + tid; e < H; e += BLOCK_THREADS) sk[pad(e)] = highest_rank();
@@ -503,7 +623,16 @@ sort_runs_chained(KEY_T* keys, u64 n, Bits flip, u32* ticket, u32* ready) {
     }
     __syncthreads();
     // (L2 loads: this multiprocessor's L1 may hold the run's keys from before they were sorted.)
-    for (u32 e = tid; e < la; e += BLOCK_THREADS) sk[pad(H + e)] = rank_of(__ldcg(keys + (s - H) + e), flip);
+    if (la > 0) {
+        // Key e of A (e = k * BLOCK_THREADS + tid) to position WINDOW - 1 - e, k rows of the
+        // block (PADDED(BLOCK_THREADS) slots each, BLOCK_THREADS a multiple of 32) below the first.
+        Bits* top = sk + pad(WINDOW - 1 - tid);
+        const KEY_T* a = keys + (s - H) + tid;
+#pragma unroll
+        for (u32 k = 0; k < H / BLOCK_THREADS; ++k) {
+            top[-(int)(k * PADDED(BLOCK_THREADS))] = rank_of(__ldcg(a + k * BLOCK_THREADS), flip);
+        }
+    }
     __syncthreads();
     if (la > 0) {
         merge_staged(key, index, H, 0, sk, nullptr);  // ends with a barrier
@@ -512,7 +641,7 @@ sort_runs_chained(KEY_T* keys, u64 n, Bits flip, u32* ticket, u32* ready) {
         __syncthreads();
     }
     const u64 out = s - la;
-    for (u32 e = tid; e < la + lb; e += BLOCK_THREADS) keys[out + e] = key_of(sk[pad(e)], flip);
+    store_run<WINDOW>(keys + out, sk, 0, la + lb, flip);
 }
 #endif
 
