@@ -246,10 +246,63 @@ __device__ __forceinline__ void lane_stage(Bits (&key)[ITEMS_PER_THREAD], u32 la
     }
 }
 
-// One merge step of size S (see above); every lane of the warp calls.
-__device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S) {
+// log2 of a power of two, at compile time.
+__host__ __device__ constexpr int ilog2(int x) { return x > 1 ? 1 + ilog2(x >> 1) : 0; }
+
+// The warp's WARP_RUN keys from blocked (lane l holds warp positions [l I, l I + I)) to striped
+// (lane l holds l, l + 32, l + 64, ...) and back, through the warp's own WARP_RUN slots of the
+// padded shared window (positions [w WARP_RUN, (w + 1) WARP_RUN) for warp w): a thread's
+// blocked items lie in one padded row, and position x + 32 r is PADDED(32) r slots after x, so
+// every address is a constant offset and neither direction has bank conflicts. Every lane of
+// the warp calls.
+__device__ __forceinline__ void warp_transpose(Bits (&key)[ITEMS_PER_THREAD], Bits* sk, bool to_striped) {
+    const u32 lane = sortlab::lane_id();
+    const u32 base = (threadIdx.x / 32) * WARP_RUN;
+    Bits* row = sk + pad(base + lane * ITEMS_PER_THREAD);
+    Bits* col = sk + pad(base + lane);
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) {
+        if (to_striped) {
+            row[k] = key[k];
+        } else {
+            col[k * PADDED(32)] = key[k];
+        }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k) key[k] = to_striped ? col[k * PADDED(32)] : row[k];
+    __syncwarp();
+}
+
+// One merge step of size S (see above); every lane of the warp calls. With `sk` (not null),
+// two or more half-cleaner strides of 32 and more (S >= 256) run in registers in the striped
+// layout (a transpose there and back: four shared accesses a key instead of two ALU
+// instructions a key and stride), the rest as above; the warp's slots of `sk` are then
+// overwritten.
+__device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S, Bits* sk) {
     lane_stage<true>(key, S / ITEMS_PER_THREAD - 1);
-    for (u32 stride = S / 4; stride >= ITEMS_PER_THREAD; stride >>= 1) {
+    u32 stride = S / 4;
+    if (sk != nullptr && stride >= 64) {
+        warp_transpose(key, sk, true);
+        // Striped: stride 32 << t joins registers i and i + (1 << t).
+#pragma unroll
+        for (int t = ilog2(ITEMS_PER_THREAD) - 1; t >= 0; --t) {
+            if ((32u << t) <= stride) {
+#pragma unroll
+                for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
+                    if ((i & (1 << t)) == 0) {
+                        const Bits a = key[i];
+                        const Bits b = key[i + (1 << t)];
+                        key[i] = b < a ? b : a;
+                        key[i + (1 << t)] = b < a ? a : b;
+                    }
+                }
+            }
+        }
+        warp_transpose(key, sk, false);
+        stride = 16;
+    }
+    for (; stride >= ITEMS_PER_THREAD; stride >>= 1) {
         lane_stage<false>(key, stride / ITEMS_PER_THREAD);
     }
 #pragma unroll
@@ -286,7 +339,7 @@ __device__ __forceinline__ void offset_level_in_warps(Bits (&key)[ITEMS_PER_THRE
 #pragma unroll
     for (int k = 0; k < ITEMS_PER_THREAD; ++k) key[k] = inside ? shifted[k] : highest_rank();
     __syncthreads();
-    warp_merge_step(key, 2 * m);
+    warp_merge_step(key, 2 * m, nullptr);  // (no transposes: the window's [0, m) stays in place)
     if (inside) {
 #pragma unroll
         for (int k = 0; k < ITEMS_PER_THREAD; ++k) shifted[k] = key[k];
@@ -446,7 +499,9 @@ __device__ __forceinline__ void sort_runs(Bits (&key)[ITEMS_PER_THREAD], u32 (&i
     register_sort(key, index);
     u32 r = ITEMS_PER_THREAD;
 #if !HAS_VALUES
-    for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r);
+    for (; r < run && r < (u32)WARP_RUN; r <<= 1) warp_merge_step(key, 2 * r, sk);
+    // A merge level writes into other warps' slots: every warp must be done with its own.
+    if (r < run) __syncthreads();
 #endif
     for (; r < run; r <<= 1) merge_level(key, index, r, 0, sk, sidx);
 }
