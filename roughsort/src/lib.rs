@@ -26,30 +26,32 @@
 //!
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
-//! `k-sorted:K`), GPU time with CUDA events (2026-11-26, commit d97395b, `scripts/bench-gpu
+//! `k-sorted:K`), GPU time with CUDA events (2026-11-26, commit e383f15, `scripts/bench-gpu
 //! roughsort` with `--pattern k-sorted:16,k-sorted:256,k-sorted:4096 --sizes 28 --reps 5`); CUB
-//! `DeviceRadixSort::SortKeys` on the same input in the same run: 6.42 ms. A device-to-device
-//! copy of the keys takes 0.72 ms, so one read of them is about 0.36 ms. The ignored test
-//! `gpu_rough_timings` in `verify/tests/rough.rs` prints the same figures and the sort alone
-//! with `k` given.
+//! `DeviceRadixSort::SortKeys` on the same input in the same run: 6.39-6.42 ms. A
+//! device-to-device copy of the keys takes 0.72 ms, so one read of them is about 0.36 ms. The
+//! ignored test `gpu_rough_timings` in `verify/tests/rough.rs` prints the same figures and the
+//! sort alone with `k` given.
 //!
 //! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | vs CUB |
 //! |---|---|---|---|---|
-//! | 16 | 0.48 ms | 1.31 ms | window | 4.89x |
-//! | 256 | 0.46 ms | 1.89 ms | window | 3.39x |
-//! | 4096 | 0.46 ms | 2.85 ms | chained | 2.25x |
+//! | 16 | 0.48 ms | 1.27 ms | window | 5.03x |
+//! | 256 | 0.46 ms | 1.90 ms | window | 3.37x |
+//! | 4096 | 0.46 ms | 2.79 ms | chained | 2.30x |
 //!
-//! Key-value pairs (`u32` values) against `SortPairs` (8.43 ms) in the same run: 2.03x, 1.93x,
-//! 1.01x. Before the branch-free window merges of 2026-11-26 (below) the same command read
-//! 1.29 / 1.92 / 3.29 ms for the keys (rough_bench, same run). The window merges stage each
-//! pair's second run reversed, so that a merge takes the smaller of the two ends of what is
-//! left without bounds checks; the merge with bounds checks had compiled to a branch per output
-//! that the warp ran both ways. Nsight Compute, `sort_runs_chained` at k = 4096: 2.82 ms with
-//! 151 ALU instructions a key (86 % of the ALU pipe) before, 2.69 ms after the branch-free merge
-//! alone; the narrowed second search, the unrolled loads and stores of the chained pass and
-//! the odd-even merge sort of each thread's items then took the sort to about 2.4 ms. It is still
-//! bound by the ALU pipe: the warp's lane-crossing compare-exchanges (about 48 instructions a
-//! key), the merge levels (about 13 a key each, four of them) and their searches.
+//! Key-value pairs (`u32` values) against `SortPairs` (8.43 ms) in the same run: 2.02x, 1.92x,
+//! 1.03x. Before the branch-free window merges of 2026-11-26 (below) the `rough_bench` example
+//! read 1.29 / 1.92 / 3.29 ms for the keys (k = 1024, the window path's largest: 2.96-2.99 ms,
+//! now 2.70). The window merges stage each pair's second run reversed, so that a merge takes
+//! the smaller of the two ends of what is left without bounds checks; the merge with bounds
+//! checks had compiled to a branch per output that the warp ran both ways. Nsight Compute,
+//! `sort_runs_chained` at k = 4096: 2.82 ms with 151 ALU instructions a key (86 % of the ALU
+//! pipe) before, 2.69 ms after the branch-free merge alone; the narrowed second search, the
+//! unrolled loads and stores of the chained pass, the odd-even merge sort of each thread's items
+//! and the warp transposes (half-cleaners of stride 32 and more in registers) then took the
+//! sort to about 2.35 ms. It is still bound by the ALU pipe: the warp's lane-crossing
+//! compare-exchanges, the merge levels (about 13 instructions a key each, four of them) and
+//! their searches. 3x CUB at k = 4096 needs rough_sort under 2.14 ms here.
 //!
 //! Earlier figures, for the record: 2026-11-25 at 56138a7 (H100, CUB 6.43 ms): 1.28 / 1.93 /
 //! 3.72 ms (merge passes at k = 4096), 5.02x / 3.34x / 1.74x.
