@@ -162,6 +162,14 @@ __device__ __forceinline__ void serial_merge(const Bits* s, u32 a, u32 b, u32 c,
     }
 }
 
+// Orders two keys: the smaller to a.
+__device__ __forceinline__ void order2(Bits& a, Bits& b) {
+    const Bits x = a;
+    const Bits y = b;
+    a = y < x ? y : x;
+    b = y < x ? x : y;
+}
+
 // Compare-exchange of items i < l: the smaller to i. With values, ties are broken by `index`
 // (the source window position, all distinct), so a network of these sorts stably; keys alone
 // need no tie-break (equal keys are bit-identical).
@@ -178,10 +186,7 @@ __device__ __forceinline__ void compare_exchange(Bits (&key)[ITEMS_PER_THREAD], 
     }
 #else
     (void)index;
-    const Bits a = key[i];
-    const Bits b = key[l];
-    key[i] = b < a ? b : a;
-    key[l] = b < a ? a : b;
+    order2(key[i], key[l]);
 #endif
 }
 
@@ -290,12 +295,7 @@ __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u
             if ((32u << t) <= stride) {
 #pragma unroll
                 for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-                    if ((i & (1 << t)) == 0) {
-                        const Bits a = key[i];
-                        const Bits b = key[i + (1 << t)];
-                        key[i] = b < a ? b : a;
-                        key[i + (1 << t)] = b < a ? a : b;
-                    }
+                    if ((i & (1 << t)) == 0) order2(key[i], key[i + (1 << t)]);
                 }
             }
         }
@@ -309,12 +309,7 @@ __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u
     for (int stride = ITEMS_PER_THREAD / 2; stride > 0; stride >>= 1) {
 #pragma unroll
         for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-            if ((i & stride) == 0) {
-                const Bits a = key[i];
-                const Bits b = key[i + stride];
-                key[i] = b < a ? b : a;
-                key[i + stride] = b < a ? a : b;
-            }
+            if ((i & stride) == 0) order2(key[i], key[i + stride]);
         }
     }
 }
