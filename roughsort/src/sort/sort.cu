@@ -748,7 +748,11 @@ merge_partition(const KEY_T* keys, u64 n, Bits flip, u64 run, u64 offset, u64 ti
 
 // ---- merge_pass: one block of MERGE_THREADS per merge tile; static shared memory. Writes
 // out[x0, x1) (x0 = b * MERGE_TILE, x1 = min(x0 + MERGE_TILE, n)): the merge of the tile's
-// share of its segment's A and B. in and out must differ. ----
+// share of its segment's A and B. in and out must differ. Measured and not kept (H100, 2^26,
+// sortlab bench roughsort, alternated runs, 2026-11-26): full tiles staged with B reversed and
+// merged without bounds checks, as the windows are: u32 keys at k = 70000 3.12 -> 3.08-3.10
+// ms, u32 pairs 5.15 -> 5.08-5.09, but u64 pairs 3.63 -> 3.73-3.75 (k = 4096) and 9.47 ->
+// 9.78 (k = 70000): this pass waits on memory, not on its ALU. ----
 extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
 merge_pass(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value* out_vals, u64 n, Bits flip, u64 run,
            u64 offset, const u64* splits) {
