@@ -283,7 +283,10 @@ __device__ __forceinline__ void warp_transpose(Bits (&key)[ITEMS_PER_THREAD], Bi
 // two or more half-cleaner strides of 32 and more (S >= 256) run in registers in the striped
 // layout (a transpose there and back: four shared accesses a key instead of two ALU
 // instructions a key and stride), the rest as above; the warp's slots of `sk` are then
-// overwritten.
+// overwritten. Measured and not kept (H100, 2^28 u32, rough_bench, same run): every step from
+// S = 64 without shuffles, its second runs of S / 2 reversed on the way to the striped layout
+// so that the mirrored compare-exchange becomes a half-cleaner there: k = 256 / 1024 / 4096
+// 1.88 / 2.69 / 2.80 -> 1.95 / 2.77 / 2.90 ms (u64 keys at 2^26, k = 4096: 1.85 -> 1.96).
 __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S, Bits* sk) {
     lane_stage<true>(key, S / ITEMS_PER_THREAD - 1);
     u32 stride = S / 4;
