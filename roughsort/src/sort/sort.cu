@@ -669,11 +669,11 @@ sort_runs_chained(KEY_T* keys, u64 n, Bits flip, u32* ticket, u32* ready) {
     __threadfence();
     __syncthreads();  // also: every read of the upper half in shared memory is done
     if (tid == 0) atomicExch(ready + b, 1u);
-    // The lower half B stays at [0, lb) of shared memory, the highest rank after it up to H;
-    // run b - 1's upper half A (H keys, none for run 0) comes to [H, W), reversed (the staged
-    // layout of merge_staged). Keys alone need no stable merge, so B may come first (and a real
-    // key of the highest rank that the padding displaces from the first la + lb outputs is
-    // replaced by the same bits).
+    // Staged for merge_staged (runs of H): its first run is this run's lower half, at [0, lb)
+    // with the highest rank after it up to H; its second, reversed at [H, W), run b - 1's upper
+    // half (H keys, none for run 0). The earlier keys come second, which keys alone allow (no
+    // stable merge is needed; a real key of the highest rank that the padding displaces from the
+    // first la + lb outputs is replaced by the same bits).
     const u32 lb = w < H ? w : H;
     const u32 la = b > 0 ? H : 0;
     for (u32 e = lb + tid; e < H; e += BLOCK_THREADS) sk[pad(e)] = highest_rank();
