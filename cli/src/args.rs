@@ -139,7 +139,7 @@ pub struct BenchArgs {
         value_parser = clap::value_parser!(u32).range(0..=40)
     )]
     pub sizes: Vec<u32>,
-    /// Timed repetitions per row (after one warm-up run); the median is reported.
+    /// Timed repetitions per row (after three warm-up runs); the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
     /// Sort order: asc or desc.
@@ -162,7 +162,7 @@ pub struct ReproduceArgs {
     /// Folder for `<PAPER>.md`, `<PAPER>-*.svg` and `<PAPER>.jsonl` (created if needed).
     #[arg(short, long, value_name = "DIR", default_value = "reproduce")]
     pub out: PathBuf,
-    /// Timed repetitions per point (after one warm-up run); the median is reported.
+    /// Timed repetitions per point (after three warm-up runs); the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
     /// Largest input size as a power of two (the experiment's larger sizes are skipped).

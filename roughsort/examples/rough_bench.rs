@@ -6,12 +6,16 @@
 //! `ROUGH_SCALE` (default 1) the keys' spacing. Input: `0, s, 2s, ...` (s = `ROUGH_SCALE`) with
 //! every other block of `k + 1` keys shuffled and its ends swapped (radius exactly `k`, as
 //! `sortlab-verify`'s `k-sorted:K` pattern for s = 1); a larger spacing spreads a window's keys
-//! over more bits (s = 16 fills 32 bits at 2^28 keys).
+//! over more bits (s = 16 fills 32 bits at 2^28 keys). `ROUGH_PAIRS=1` times `rough_sort_pairs`
+//! (`u32` values) instead, printing every run's time with the buffers' addresses (where the
+//! sorted keys and values came from and went to), to see whether the time depends on them.
 
 use std::error::Error;
 
 use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer, Order};
-use sortlab_roughsort::{radius, rough_sort, rough_sort_with_radius, RoughOptions};
+use sortlab_roughsort::{
+    radius, rough_sort, rough_sort_pairs, rough_sort_with_radius, RoughOptions,
+};
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -64,6 +68,60 @@ fn time<S>(
     Ok(median(&mut v))
 }
 
+/// Every run of `rough_sort_pairs` on each radius: its time and the buffers' addresses (MiB)
+/// before and after (the call may swap in its scratch buffers).
+fn time_pairs(gpu: &Gpu, n: usize, ks: &[usize], reps: usize, scale: u32) -> Res<()> {
+    println!("{}, {n} u32/u32 pairs k-sorted, every run", gpu.info().name);
+    let mib = |a: u64| a >> 20;
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let pristine_v = DeviceBuffer::from_host(gpu, &vals)?;
+    let t = GpuTimer::new(gpu)?;
+    if let Ok(gb) = std::env::var("ROUGH_RESERVE_GIB") {
+        let gb: usize = gb.parse()?;
+        let room = gpu.reserve_pool(gb << 30)?;
+        println!("memory pool: {} MiB of room reserved first", room >> 20);
+    }
+    for &k in ks {
+        let host = k_sorted(n, k, scale, 42);
+        let pristine = DeviceBuffer::from_host(gpu, &host)?;
+        let mut keys = pristine.try_clone()?;
+        let mut values = pristine_v.try_clone()?;
+        let mut times = Vec::new();
+        for rep in 0..=reps {
+            keys.copy_from_device(&pristine)?;
+            values.copy_from_device(&pristine_v)?;
+            let (k0, v0) = (keys.ptr().addr(), values.ptr().addr());
+            gpu.synchronize()?;
+            t.start()?;
+            let host = std::time::Instant::now();
+            rough_sort_pairs(gpu, &mut keys, &mut values, Order::Ascending)?;
+            let host_ms = host.elapsed().as_secs_f64() * 1e3;
+            let ms = t.stop()?;
+            let (k1, v1) = (keys.ptr().addr(), values.ptr().addr());
+            println!(
+                "k={k:<6} run {rep}: {ms:.3} ms (host in call {host_ms:.3})  keys {} -> {} MiB, values {} -> {} MiB",
+                mib(k0),
+                mib(k1),
+                mib(v0),
+                mib(v1)
+            );
+            if rep > 0 {
+                times.push(ms);
+            }
+        }
+        let out = keys.to_host()?;
+        if out
+            .iter()
+            .enumerate()
+            .any(|(i, &x)| x != (i as u32).wrapping_mul(scale))
+        {
+            return Err(format!("k = {k}: not sorted").into());
+        }
+        println!("k={k:<6} median {:.3} ms", median(&mut times));
+    }
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let log2: u32 = std::env::var("ROUGH_LOG2").map_or(Ok(28), |s| s.parse())?;
     let reps: usize = std::env::var("ROUGH_REPS").map_or(Ok(7), |s| s.parse())?;
@@ -73,8 +131,12 @@ fn main() -> Res<()> {
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
     let scale: u32 = std::env::var("ROUGH_SCALE").map_or(Ok(1), |s| s.parse())?;
+    let pairs = std::env::var("ROUGH_PAIRS").is_ok_and(|s| s == "1");
     let gpu = Gpu::new(0)?;
     let n = 1usize << log2;
+    if pairs {
+        return time_pairs(&gpu, n, &ks, reps, scale);
+    }
     println!(
         "{}, 2^{log2} u32 k-sorted, ms (median of {reps})",
         gpu.info().name

@@ -2,7 +2,7 @@
 //! keys and key-value pairs, with the device-to-device copy rate of the same bytes measured in
 //! the same run as the bound, and the CPU twin beside them up to `CPU_MAX_LEN` (2^24) keys.
 //!
-//! Timing: a warm-up call (which compiles the modules), then `--reps` calls timed with CUDA
+//! Timing: three warm-up calls (the first compiles the modules), then `--reps` calls timed with CUDA
 //! events over buffers rotated so that no call finds its data in L2 ([`super::bench_slots`]),
 //! an in-place sort's input restored from a pristine device copy outside the timed region; the
 //! median is reported. The last output is checked (sorted, or interval order for
@@ -26,7 +26,7 @@ use super::bench::{gpu_if, median, parse_common, today, BenchRow};
 use super::bench_filter::AlgoFilter;
 use super::bench_primitives::gpu_err;
 use super::bench_slots::{
-    buffers, slot_count, time_copy, time_gpu_rotating, time_gpu_slots, InputSlots,
+    buffers, reserve_room, slot_count, time_copy, time_gpu_rotating, time_gpu_slots, InputSlots,
 };
 use super::{ms, note, say};
 use crate::args::BenchArgs;
@@ -322,6 +322,8 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
     let (kb, vb) = (n * K::SIZE, n * V::SIZE);
     let k1 = slot_count(gpu, kb);
     let k2 = slot_count(gpu, kb + vb);
+    // The rows' slots, and scratch for keys and values twice over.
+    reserve_room(gpu, (k1 + 2 * k2 + 2) * (kb + vb), what)?;
     let vname = if V::SIZE == 4 { "u32" } else { "u64" };
     match suite {
         Suite::Radix => {

@@ -11,7 +11,7 @@
 //! - Figure 4: time of both variants against NUM_INTERVAL (10,000 to 90,000 in steps of
 //!   10,000) at 1M and 2M uniform keys.
 //!
-//! Each point is the median of `--reps` event-timed library calls after a warm-up, rotating over
+//! Each point is the median of `--reps` event-timed library calls after warm-up calls, rotating over
 //! copies of the buffers that span three times the L2 cache (as `sortlab bench` and the CUB
 //! anchors), each input restored from a pristine device copy after its use, outside the timed
 //! region: small inputs are timed from device memory too. Every result
@@ -137,7 +137,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         0,
         format!(
             "Device: {device}; date {date}; u32 keys (seed {}); median of {} event-timed \
-             library calls after a warm-up, rotating over input copies that span three L2 \
+             library calls after warm-up calls, rotating over input copies that span three L2 \
              caches, each restored outside the timed region.",
             args.seed, args.reps
         ),

@@ -5,7 +5,7 @@
 //! device-to-device copy rate beside them: latency and bandwidth against input size.
 //!
 //! Keys are uniform u32 (sums into 64 bits); a reduction moves 4n bytes, a scan (exclusive
-//! sum) 8n. Each point is the median of `--reps` event-timed library calls after a warm-up,
+//! sum) 8n. Each point is the median of `--reps` event-timed library calls after warm-up calls,
 //! rotating over copies of the input and output that span three times the L2 cache (as `sortlab
 //! bench` and the CUB anchors): inputs below the L2 size are timed from device memory too.
 
@@ -146,7 +146,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         notes: vec![
             format!(
                 "Device: {device}; date {date}; uniform u32 keys (seed {}); median of {} \
-                     event-timed library calls after a warm-up, rotating over buffer copies \
+                     event-timed library calls after warm-up calls, rotating over buffer copies \
                      that span three L2 caches.",
                 args.seed, args.reps
             ),

@@ -5,8 +5,8 @@
 //! bytes as the bound.
 //!
 //! Keys are u32 uniform in `0..2^31` (the papers' pattern), sizes `2^10 ..= 2^max` in steps of
-//! 2 (default max 2^26). Each point is the median of `--reps` event-timed library calls after a
-//! warm-up, rotating over copies of the buffers that span three times the L2 cache (as `sortlab
+//! 2 (default max 2^26). Each point is the median of `--reps` event-timed library calls after
+//! warm-up calls, rotating over copies of the buffers that span three times the L2 cache (as `sortlab
 //! bench` and the CUB anchors), each input restored from a pristine device copy after its use,
 //! outside the timed region. Every result is checked before it is reported: the keys equal the
 //! CPU reference sort, and for pairs (values: the input index) every value points at its key in
@@ -136,7 +136,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         0,
         format!(
             "Device: {device}; date {date}; u32 keys uniform in 0..2^31 (seed {}); median of {} \
-             event-timed library calls after a warm-up, rotating over input copies that span \
+             event-timed library calls after warm-up calls, rotating over input copies that span \
              three L2 caches, each restored outside the timed region.",
             args.seed, args.reps
         ),

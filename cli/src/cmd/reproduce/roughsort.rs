@@ -14,7 +14,7 @@
 //! sorted ascending. Every result is checked before it is reported: each radius equals `K`
 //! (which the CPU reference finds), each sort's output equals the reference sort of its input.
 //! CPU points are wall-clock times, GPU points CUDA-event times of the whole library call; both
-//! the median of `--reps` after a warm-up, the input restored before each call (untimed); GPU
+//! the median of `--reps` after warm-up calls, the input restored before each call (untimed); GPU
 //! calls rotate over input copies that span three times the L2 cache (as `sortlab bench`).
 //! Without a GPU the CPU rows still run and the report says the GPU rows were skipped.
 
@@ -481,7 +481,7 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
             "Device: {device}; date {}; u32 keys of the `k-sorted:K` pattern (distinct keys, \
              radius exactly K; seed {}), ascending; n from 2^{MIN_LOG2} to 2^{max} for Figures \
              1-4, k from 1 to 2^{MAX_K_LOG2} (below n) for Figures 5-6. Each point is the median \
-             of {} timed calls after a warm-up, the input restored before each (untimed; GPU calls \
+             of {} timed calls after warm-up calls, the input restored before each (untimed; GPU calls \
              rotate over input copies spanning three L2 caches): wall clock on the CPU, CUDA events around the whole library call on the GPU (scratch \
              allocation included; the radius call reads the radius back to the host).",
             b.date, args.seed, args.reps
