@@ -27,20 +27,25 @@
 //! # Performance
 //! NVIDIA H100 80GB HBM3, 2^28 `u32` keys of the k-sorted pattern (`sortlab-verify`'s
 //! `k-sorted:K`), GPU time with CUDA events, CUB `DeviceRadixSort` on the same input in the same
-//! run (2026-11-26, commit e383f15, `scripts/bench-gpu roughsort` with `--pattern
-//! k-sorted:16,k-sorted:256,k-sorted:4096 --sizes 28 --reps 5`; `SortKeys` 6.39-6.42 ms,
-//! `SortPairs` 8.43 ms). A device-to-device copy of the keys takes 0.72 ms, so one read of them
-//! is about 0.36 ms. The ignored test `gpu_rough_timings` in `verify/tests/rough.rs` prints the
-//! same figures and the sort alone with `k` given.
+//! run (2026-11-26, commit 9bc547e, kernels of e383f15, `scripts/bench-gpu roughsort` with
+//! `--pattern k-sorted:16,k-sorted:256,k-sorted:4096 --sizes 28 --reps 5`, two runs that agree
+//! within 1%; `SortKeys` 6.39-6.42 ms, `SortPairs` 8.41-8.46 ms). A device-to-device copy of the
+//! keys takes 0.72 ms, so one read of them is about 0.36 ms. The ignored test
+//! `gpu_rough_timings` in `verify/tests/rough.rs` prints the same figures and the sort alone
+//! with `k` given.
 //!
-//! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | keys vs CUB | pairs vs CUB |
-//! |---|---|---|---|---|---|
-//! | 16 | 0.48 ms | 1.27 ms | window | 5.03x | 2.02x |
-//! | 256 | 0.46 ms | 1.90 ms | window | 3.37x | 1.92x |
-//! | 4096 | 0.46 ms | 2.79 ms | chained | 2.30x | 1.03x |
+//! | k | [`radius`](radius()) | [`rough_sort`] (radius + sort) | path | keys vs CUB | [`rough_sort_pairs`] | pairs vs CUB |
+//! |---|---|---|---|---|---|---|
+//! | 16 | 0.48 ms | 1.27 ms | window | 5.07x | 2.70 ms | 3.13x |
+//! | 256 | 0.45 ms | 1.88 ms | window | 3.41x | 4.38 ms | 1.93x |
+//! | 4096 | 0.46 ms | 2.80 ms | chained | 2.30x | 7.02 ms | 1.20x |
 //!
-//! (Pairs: `u32` values, [`rough_sort_pairs`] against `SortPairs`.) k = 1024, the window path's
-//! largest radius, takes 2.70 ms.
+//! (Pairs: `u32` values, against `SortPairs`.) k = 1024, the window path's largest radius, takes
+//! 2.70 ms for keys and 6.03 ms for pairs. The pair rows are the steady state of calls made one
+//! after another: the 2nd to 4th calls after the device's memory pool last had to grow for a
+//! call's 2 GiB of scratch were 1.1 to 1.7 ms slower each (the driver mapping memory, in the
+//! host's part of the call), which made earlier tables' pair rows vary between runs (k = 16
+//! 3.66 to 4.30 ms); [`sortlab_primitives::Gpu::reserve_pool`] makes the room beforehand.
 //!
 //! **What bounds it.** The radius reads the keys once (81 % of DRAM bandwidth, Nsight Compute).
 //! The sorts are bound by the ALU pipe of their sorting networks and merges: `sort_runs_chained`
@@ -62,8 +67,8 @@
 //!   ([`RoughPath::Chained`]: the offset merge done by each run's block against the previous
 //!   run's published upper half, no merge pass), 5.29x / 3.31x / **1.93x** (pairs 1.80x /
 //!   1.42x / 0.81x; the H200's pair rows varied between runs of the same binary: k = 16 3.65-4.18
-//!   ms).
-//! - 2026-11-26, e383f15 (this table): window merges without bounds checks or branches (each
+//!   ms, the memory pool's growth inside the timed calls, see above).
+//! - 2026-11-26, e383f15 (this table's kernels): window merges without bounds checks or branches (each
 //!   pair's second run staged reversed, so that a merge takes the smaller of the two ends of
 //!   what is left; the bounds-checked merge had compiled to a branch per output that the warp
 //!   ran both ways), the second chain's search narrowed, odd-even merge sorts in registers, warp
