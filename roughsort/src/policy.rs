@@ -21,6 +21,15 @@ const RADIUS_CHUNK_ITEMS: u32 = 8;
 /// measured slower; 8-byte keys 3 (their shared memory allows no more).
 const RADIUS_MIN_BLOCKS_4B: u32 = 6;
 const RADIUS_MIN_BLOCKS_8B: u32 = 3;
+/// The wide radius pass, tried when some inversion spans more than the default tile: 512
+/// threads x 32 keys (4-byte keys; tiles of 16,384) or x 16 (8-byte keys; 8192), one block per SM
+/// (two padded tiles take 132 KiB of shared memory). Its one read replaces the far path's five
+/// passes for radii up to its tile: H100, 2^28 u32, k = 8192 the radius 3.66 ms -> see
+/// `radius/mod.rs`. (`radius_halo` scans its warps' totals across the lanes of one warp, so a
+/// block has fewer than 32 warps.)
+const RADIUS_WIDE_THREADS: u32 = 512;
+const RADIUS_WIDE_ITEMS_4B: u32 = 32;
+const RADIUS_WIDE_ITEMS_8B: u32 = 16;
 
 /// Launch policy of `radius.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`, `CHUNK_ITEMS`,
 /// `HALO_MIN_BLOCKS`).
@@ -55,6 +64,28 @@ impl RadiusPolicy {
     /// The policy for keys of `key_size` bytes on `gpu`.
     pub fn for_device(gpu: &Gpu, key_size: usize) -> Self {
         Self::for_key(key_size, gpu.info().compute_capability)
+    }
+
+    /// The wide pass's policy for keys of `key_size` bytes on a device of compute capability
+    /// `cc`: tiles four (4-byte keys) or two (8-byte keys) times the default's, so that one read
+    /// of the keys finds radii up to the wide tile when the default pass finds an inversion
+    /// longer than its tile.
+    pub fn wide_for_key(key_size: usize, _cc: (u32, u32)) -> Self {
+        RadiusPolicy {
+            block_threads: RADIUS_WIDE_THREADS,
+            items_per_thread: if key_size <= 4 {
+                RADIUS_WIDE_ITEMS_4B
+            } else {
+                RADIUS_WIDE_ITEMS_8B
+            },
+            chunk_items: RADIUS_CHUNK_ITEMS,
+            min_blocks: 1,
+        }
+    }
+
+    /// The wide pass's policy for keys of `key_size` bytes on `gpu`.
+    pub fn wide_for_device(gpu: &Gpu, key_size: usize) -> Self {
+        Self::wide_for_key(key_size, gpu.info().compute_capability)
     }
 
     /// Keys per tile.

@@ -19,8 +19,12 @@ fn try_compile(src: &KernelSource, defines: &Defines) -> Option<String> {
 /// Every (source, defines) the host launches for keys `K`.
 fn configs<K: SortKey>(out: &mut Vec<(KernelSource, Defines)>) {
     let cc = (9, 0);
-    let rp = RadiusPolicy::for_key(K::SIZE, cc);
-    out.push((radius::SOURCE, radius::module_defines::<K>(&rp)));
+    for rp in [
+        RadiusPolicy::for_key(K::SIZE, cc),
+        RadiusPolicy::wide_for_key(K::SIZE, cc),
+    ] {
+        out.push((radius::SOURCE, radius::module_defines::<K>(&rp)));
+    }
     for (value, size) in [
         (None, 0),
         (Some("unsigned int"), 4),

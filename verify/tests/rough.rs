@@ -24,9 +24,11 @@ const RADIUS_LENGTHS: [usize; 16] = [
 ];
 
 /// Radii for the k-sorted inputs: 0, 1, 2, small, a GPU tile ±1 (the one-pass radius reach),
-/// the window limits, large.
-const RADII: [usize; 16] = [
-    0, 1, 2, 7, 16, 255, 512, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, 30_000,
+/// the window limits, the wide radius pass's tiles ±1 (8192 for 8-byte keys, 16,384 for 4-byte
+/// keys), large.
+const RADII: [usize; 19] = [
+    0, 1, 2, 7, 16, 255, 512, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, 16_383, 16_384,
+    16_385, 30_000,
 ];
 
 /// The patterns of DESIGN.md §5 and k-sorted at every radius of [`RADII`].
@@ -352,7 +354,7 @@ mod gpu {
                 for order in [Order::Ascending, Order::Descending] {
                     let what = format!("{} {pattern} n = {n} {order} seed {seed}", K::NAME);
                     let r = assert_radius(gpu, &keys, &d, order, &what);
-                    for k in [r.saturating_sub(1), r, r + 1, 0, 4096] {
+                    for k in [r.saturating_sub(1), r, r + 1, 0, 4096, 16_384] {
                         assert_eq!(
                             is_k_sorted(gpu, &d, k, order).unwrap(),
                             r <= k,
@@ -375,11 +377,13 @@ mod gpu {
     }
 
     /// Long inputs, where each radius block takes several tiles in turn (the grouped path of
-    /// `radius_halo`, a last block with fewer): the radius equals the CPU's.
+    /// `radius_halo`, a last block with fewer), radii around both passes' tiles: the radius
+    /// equals the CPU's.
     fn long_radius_vs_cpu<K: SortKey>(gpu: &Gpu, seed: u64, n: usize) {
-        let mut patterns: Vec<Pattern> = [0, 1, 2, 100, 4095, 4096, 4097, 8191, 8192, 100_000]
-            .map(Pattern::KSorted)
-            .to_vec();
+        let radii = [
+            0, 1, 2, 100, 4095, 4096, 4097, 8191, 8192, 8193, 16_383, 16_384, 16_385, 100_000,
+        ];
+        let mut patterns: Vec<Pattern> = radii.map(Pattern::KSorted).to_vec();
         patterns.extend([
             Pattern::Ascending,
             Pattern::Descending,

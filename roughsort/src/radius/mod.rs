@@ -92,7 +92,15 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new<K: SortKey>(gpu: &'a Gpu, n: usize, order: Order) -> Result<Self> {
-        let policy = RadiusPolicy::for_device(gpu, K::SIZE);
+        Self::with_policy::<K>(gpu, n, order, RadiusPolicy::for_device(gpu, K::SIZE))
+    }
+
+    fn with_policy<K: SortKey>(
+        gpu: &'a Gpu,
+        n: usize,
+        order: Order,
+        policy: RadiusPolicy,
+    ) -> Result<Self> {
         let module = gpu.module_keyed(&SOURCE, (std::any::TypeId::of::<K>(), policy), || {
             module_defines::<K>(&policy)
         })?;
@@ -206,10 +214,18 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
     halo_radius(&ctx, keys)
 }
 
-/// The radius by `radius_halo` and `far_check`, or by the far path when that fails.
+/// The radius by `radius_halo` and `far_check`, again with the wide tiles when some inversion
+/// spans more than a tile, or by the far path when that fails too.
 fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
     if let Some(r) = halo_pass(ctx, keys)? {
         return Ok(r);
+    }
+    let wide = RadiusPolicy::wide_for_device(ctx.gpu, K::SIZE);
+    if wide.tile() > ctx.tile {
+        let wide_ctx = Ctx::with_policy::<K>(ctx.gpu, ctx.n, ctx.order, wide)?;
+        if let Some(r) = halo_pass(&wide_ctx, keys)? {
+            return Ok(r);
+        }
     }
     let (hi, lo) = ctx.chunk_extremes(keys)?;
     let pm = ctx.prefix_max(&hi)?;
@@ -363,7 +379,8 @@ fn far_radius<K: SortKey>(
 /// # Overview
 /// For `k` up to a radius tile (4096 keys), the first stage of [`radius`] (one read of the
 /// keys): its radius when no inversion spans more than a tile (then compared with `k`), else
-/// the radius exceeds the tile and the keys are not `k`-sorted. For larger `k`: the largest key
+/// the radius exceeds the tile and the keys are not `k`-sorted. The same with the wide pass's
+/// tiles for `k` up to 16,384 (4-byte keys; 8192 for 8-byte keys). For larger `k`: the largest key
 /// of each chunk of 256 and their exclusive prefix maxima (one read and a scan), then every
 /// `a[j]` against `LR[j - k - 1]`, rebuilt in shared memory from the tile it falls in.
 /// Equals `sortlab_cpu_reference::rough::is_k_sorted`.
@@ -398,6 +415,12 @@ pub fn is_k_sorted<K: SortKey>(
     if k <= ctx.tile {
         // No far flag: the radius is exact. A far flag: some inversion spans more than a tile.
         return Ok(halo_pass(&ctx, keys)?.is_some_and(|r| r <= k));
+    }
+    let wide = RadiusPolicy::wide_for_device(gpu, K::SIZE);
+    if k <= wide.tile() {
+        // The same with the wide tiles: one read instead of the check's two.
+        let wide_ctx = Ctx::with_policy::<K>(gpu, n, order, wide)?;
+        return Ok(halo_pass(&wide_ctx, keys)?.is_some_and(|r| r <= k));
     }
     let (mut pm, _) = ctx.chunk_extremes(keys)?;
     let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);
