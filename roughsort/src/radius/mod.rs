@@ -18,14 +18,23 @@
 //!    no suffix scan over the array is needed, and no block waits for another. It writes each
 //!    tile's largest and smallest key; `far_check` (after sortlab-primitives' [`scan`] of the
 //!    largest) then checks that no key lies above a key two or more tiles on: the result is exact
-//!    then, always so when the radius is at most 4096.
-//! 2. Only if that check fails: the chunk extremes of every 256 keys
+//!    then, always so when the radius is at most 4096. Otherwise it bounds the radius from
+//!    below by the longest such pair of tiles.
+//! 2. Only if that check fails and the bound is at most the wide tile (16,384 4-byte keys or
+//!    8192 8-byte keys, [`crate::RadiusPolicy::wide_for_key`]): step 1 again with the wide tiles,
+//!    one more read, exact when it passes its check (always so for radii up to the wide tile).
+//! 3. Only if that fails too: the chunk extremes of every 256 keys
 //!    (`chunk_extremes`) and their scans (sortlab-primitives' [`scan`]), then `LR` and `RL` of
 //!    the whole array are written (`materialize`) and merged tile by tile in global memory
 //!    (`merge_partition`, `merge_radius`): five more passes, any radius.
 //!
-//! [`is_k_sorted`] compares every `a[j]` with `LR[j - k - 1]` (one pass for the tile maxima,
-//! one that reads at most three tiles per tile).
+//! Measured (H100, 2^28 `u32` k-sorted, [`radius`] in ms): k = 4096 0.46 (step 1), k = 8192
+//! and 16,384 1.10 (steps 1 and 2; the far path took 3.66), k = 30,000 4.26 (all three), k =
+//! 32,768 3.66 (steps 1 and 3: the bound skips step 2).
+//!
+//! [`is_k_sorted`] runs step 1 for `k` up to a tile, step 2 alone up to the wide tile, and
+//! beyond compares every `a[j]` with `LR[j - k - 1]` (one pass for the tile maxima, one that
+//! reads at most three tiles per tile).
 //!
 //! # Key types
 //! `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order (as [`f32::total_cmp`]),
@@ -216,14 +225,19 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
 
 /// The radius by `radius_halo` and `far_check`, again with the wide tiles when some inversion
 /// spans more than a tile, or by the far path when that fails too.
+/// The wide pass is skipped when the first pass's bound on the radius exceeds the wide tile:
+/// some inversion is then longer than a wide tile, and one that long almost always spans two
+/// wide tiles too (the wide pass would fail; H100, 2^28 u32, k = 32768: the radius 3.66 ms,
+/// 4.23 with the wide pass tried first). Either way the radius is exact.
 fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
-    if let Some(r) = halo_pass(ctx, keys)? {
-        return Ok(r);
-    }
+    let bound = match halo_pass(ctx, keys)? {
+        Halo::Exact(r) => return Ok(r),
+        Halo::Beyond(bound) => bound,
+    };
     let wide = RadiusPolicy::wide_for_device(ctx.gpu, K::SIZE);
-    if wide.tile() > ctx.tile {
+    if wide.tile() > ctx.tile && bound <= wide.tile() {
         let wide_ctx = Ctx::with_policy::<K>(ctx.gpu, ctx.n, ctx.order, wide)?;
-        if let Some(r) = halo_pass(&wide_ctx, keys)? {
+        if let Halo::Exact(r) = halo_pass(&wide_ctx, keys)? {
             return Ok(r);
         }
     }
@@ -242,10 +256,26 @@ fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usiz
     far_radius(ctx, keys, &pm, &sm)
 }
 
-/// The radius by `radius_halo` and `far_check` (one read of the keys), or None when some
-/// inversion spans more than a tile (`far_check`'s flag): the radius is then above the tile
-/// and needs the far path.
-fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Option<usize>> {
+/// What one pass of `radius_halo` and `far_check` found.
+enum Halo {
+    /// The radius.
+    Exact(usize),
+    /// Some inversion spans more than a tile: the radius is above the tile, and at least this
+    /// (`far_check`'s bound); it needs a pass with larger tiles or the far path.
+    Beyond(usize),
+}
+
+impl Halo {
+    /// Whether the keys are `k`-sorted, for `k` at most the pass's tile (an inversion beyond
+    /// the tile is longer than `k`).
+    fn within(&self, k: usize) -> bool {
+        matches!(*self, Halo::Exact(r) if r <= k)
+    }
+}
+
+/// The radius by `radius_halo` and `far_check` (one read of the keys), or a bound on it when
+/// some inversion spans more than a tile.
+fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Halo> {
     let (gpu, n, tiles) = (ctx.gpu, ctx.n, ctx.tiles);
     let result = DeviceBuffer::<u64>::zeroed(gpu, 2)?;
     let tile_hi = DeviceBuffer::<K>::alloc(gpu, tiles)?;
@@ -305,7 +335,10 @@ fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Option
     }
     let mut r = [0u64; 2];
     result.copy_range_to_host(0..2, &mut r)?;
-    Ok((r[1] == 0).then_some(r[0] as usize))
+    Ok(match r[1] {
+        0 => Halo::Exact(r[0] as usize),
+        gaps => Halo::Beyond((gaps as usize).saturating_mul(ctx.tile) + 1),
+    })
 }
 
 /// The radius by a global merge of `LR` and `RL` (some inversion spans more than a tile).
@@ -414,13 +447,13 @@ pub fn is_k_sorted<K: SortKey>(
     let ctx = Ctx::new::<K>(gpu, n, order)?;
     if k <= ctx.tile {
         // No far flag: the radius is exact. A far flag: some inversion spans more than a tile.
-        return Ok(halo_pass(&ctx, keys)?.is_some_and(|r| r <= k));
+        return Ok(halo_pass(&ctx, keys)?.within(k));
     }
     let wide = RadiusPolicy::wide_for_device(gpu, K::SIZE);
     if k <= wide.tile() {
         // The same with the wide tiles: one read instead of the check's two.
         let wide_ctx = Ctx::with_policy::<K>(gpu, n, order, wide)?;
-        return Ok(halo_pass(&wide_ctx, keys)?.is_some_and(|r| r <= k));
+        return Ok(halo_pass(&wide_ctx, keys)?.within(k));
     }
     let (mut pm, _) = ctx.chunk_extremes(keys)?;
     let (kind, fast) = (ScanKind::Exclusive, ScanVariant::Fast);

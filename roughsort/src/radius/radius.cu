@@ -445,13 +445,28 @@ radius_halo(const KEY_T* keys, u64 n, Bits flip, u64* result, KEY_T* tile_hi, KE
 }
 
 // ---- far_check: one thread per tile t >= 2 (grid = ceil((tiles - 2) / BLOCK_THREADS)); pm: the
-// exclusive prefix maxima of tile_hi. Raises *far when some key before tile t - 1 is above tile
-// t's smallest key (radius_halo's j_i' may then miss the true j_i). ----
+// exclusive prefix maxima of tile_hi. When some key before tile t - 1 is above tile t's smallest
+// key (radius_halo's j_i' may then miss the true j_i), raises *far to at least g = t - x, x the
+// first tile boundary with pm[x] above it (1 <= x <= t - 1, by bisection: pm never decreases):
+// tile x - 1 holds a key above one of tile t, (t - x) * TILE + 1 or more places on, so the
+// radius is at least g * TILE + 1. *far stays 0 when no tile has such a key. ----
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
 far_check(const KEY_T* pm, const KEY_T* tile_lo, u64 tiles, Bits flip, u64* far) {
     const u64 t = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x + 2;
-    const bool bad = t < tiles && rank_of(pm[t - 1], flip) > rank_of(tile_lo[t], flip);
-    if (__syncthreads_or(bad) && threadIdx.x == 0) atomicOr(far, 1ull);
+    if (t >= tiles) return;
+    const Bits lo = rank_of(tile_lo[t], flip);
+    if (rank_of(pm[t - 1], flip) <= lo) return;
+    u64 a = 1;  // pm[a - 1] <= lo (pm[0] is the lowest rank) ...
+    u64 b = t - 1;  // ... < pm[b]
+    while (a < b) {
+        const u64 mid = a + (b - a) / 2;
+        if (rank_of(pm[mid], flip) > lo) {
+            b = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    atomicMax((unsigned long long*)far, (unsigned long long)(t - a));
 }
 
 // ---- materialize: grid = one block per tile; dynamic shared memory 2 * PADDED(TILE) *
