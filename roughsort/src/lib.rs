@@ -47,6 +47,24 @@
 //! host's part of the call), which made earlier tables' pair rows vary between runs (k = 16
 //! 3.66 to 4.30 ms); [`sortlab_primitives::Gpu::reserve_pool`] makes the room beforehand.
 //!
+//! **Against a full device sort: the crossover.** Past the chained path's reach (k = 4096) the
+//! sort takes merge passes in device memory, and the radius past the wide radius pass's tile (k =
+//! 16,384) takes the far path; CUB `SortKeys` takes 6.4 ms at every radius. Same machine,
+//! 2^28 `u32`, rough_sort with its radius (`rough_bench`, and `scripts/bench-gpu roughsort`
+//! with CUB in the same run for 8192, 16,384 and 32,768, 2026-11-26, commit 3c883af):
+//!
+//! | k | 4096 | 8192 | 16,384 | 16,385 | 20,000 | 32,768 | 70,000 |
+//! |---|---|---|---|---|---|---|---|
+//! | rough_sort, ms | 2.80 | 5.04 | 6.07 | 7.10 | 9.63 | 9.66 | 11.7 |
+//! | keys vs CUB | 2.30x | 1.27x | 1.06x | 0.90x | 0.66x | 0.66x | 0.55x |
+//! | pairs vs `SortPairs` | 1.20x | 0.88x | 0.73x | - | - | 0.53x | - |
+//!
+//! So rough_sort beats a full radix sort of keys up to k = 16,384 (pairs up to k = 4096), about
+//! a 2^14-th of this length; beyond, a caller that knows its radius is that large does better
+//! with a full sort (sortlab-gpu-sorts' radix sort, 5.6-5.8 ms here). Before the wide radius pass
+//! (de4ce0b) the radius above 4096 always took the far path (3.66 ms) and the crossover lay
+//! between k = 4096 and 8192 (k = 8192 0.84x, 16,384 0.75x).
+//!
 //! **What bounds it.** The radius reads the keys once (81 % of DRAM bandwidth, Nsight Compute).
 //! The sorts are bound by the ALU pipe of their sorting networks and merges: `sort_runs_chained`
 //! at k = 4096 (about 2.35 ms) was at 86 % of the ALU pipe with 151 ALU instructions a key

@@ -28,9 +28,10 @@
 //!    the whole array are written (`materialize`) and merged tile by tile in global memory
 //!    (`merge_partition`, `merge_radius`): five more passes, any radius.
 //!
-//! Measured (H100, 2^28 `u32` k-sorted, [`radius`] in ms): k = 4096 0.46 (step 1), k = 8192
-//! and 16,384 1.10 (steps 1 and 2; the far path took 3.66), k = 30,000 4.26 (all three), k =
-//! 32,768 3.66 (steps 1 and 3: the bound skips step 2).
+//! Measured (H100, 2^28 `u32` k-sorted, [`radius`] in ms, 2026-11-26): k = 4096 0.46 (step
+//! 1); k = 8192 to 16,385 1.11 (steps 1 and 2; the far path took 3.66); k = 20,000 to 70,000
+//! 3.63-3.65 (steps 1 and 3: the bound skips step 2; at k = 30,000 trying step 2 first took
+//! 4.26).
 //!
 //! [`is_k_sorted`] runs step 1 for `k` up to a tile, step 2 alone up to the wide tile, and
 //! beyond compares every `a[j]` with `LR[j - k - 1]` (one pass for the tile maxima, one that
@@ -202,9 +203,10 @@ impl<'a> Ctx<'a> {
 ///
 /// # Performance
 /// One read of the keys (and of one tile in 16 more) when no inversion spans more than a tile;
-/// otherwise five more passes. NVIDIA H100: 0.46 to 0.48 ms for 2^28 `u32` keys (k = 16 to
-/// 4096), against 0.36 ms for one read at the copy rate; radii above a tile take the far path
-/// (3.6 ms at k = 70,000); more in the crate documentation.
+/// otherwise one more read with wider tiles, or five more passes. NVIDIA H100: 0.46 to 0.48 ms
+/// for 2^28 `u32` keys (k = 16 to 4096), against 0.36 ms for one read at the copy rate; 1.11 ms
+/// up to the wide tile (k = 16,384); the far path 3.6 ms (k = 20,000 to 70,000); more in the
+/// crate documentation.
 ///
 /// # Example
 /// ```no_run
