@@ -9,7 +9,8 @@
 //!
 //! - [`radius`](radius()) and [`is_k_sorted`]: radius determination from the characteristic
 //!   sequences `LR` (prefix maxima) and `RL` (suffix minima) and the disorder measure, fused
-//!   into one pass over the keys when the radius is at most 4096 ([`mod@radius`]);
+//!   into one pass over the keys when the radius is at most 4096, one more up to 16,384
+//!   ([`mod@radius`]);
 //! - [`rough_sort`], [`rough_sort_pairs`]: determine the radius, then sort with it
 //!   ([`mod@sort`]: one pass over the keys for radii up to 1024, for keys alone one chained
 //!   pass up to 4096, Altman-Chlebus merge passes beyond, a full merge sort when the radius is at
@@ -48,8 +49,8 @@
 //! 3.66 to 4.30 ms); [`sortlab_primitives::Gpu::reserve_pool`] makes the room beforehand.
 //!
 //! **Against a full device sort: the crossover.** Past the chained path's reach (k = 4096) the
-//! sort takes merge passes in device memory, and the radius past the wide radius pass's tile (k =
-//! 16,384) takes the far path; CUB `SortKeys` takes 6.4 ms at every radius. Same machine,
+//! sort takes merge passes in device memory, and past the wide radius pass's tile (k = 16,384)
+//! the radius takes the far path; CUB `SortKeys` takes 6.4 ms at every radius. Same machine,
 //! 2^28 `u32`, rough_sort with its radius (`rough_bench`, and `scripts/bench-gpu roughsort`
 //! with CUB in the same run for 8192, 16,384 and 32,768, 2026-11-26, commit 3c883af):
 //!
@@ -86,9 +87,9 @@
 //!   run's published upper half, no merge pass), 5.29x / 3.31x / **1.93x** (pairs 1.80x /
 //!   1.42x / 0.81x; the H200's pair rows varied between runs of the same binary: k = 16 3.65-4.18
 //!   ms, the memory pool's growth inside the timed calls, see above).
-//! - 2026-11-26, e383f15 (this table's kernels): window merges without bounds checks or branches (each
-//!   pair's second run staged reversed, so that a merge takes the smaller of the two ends of
-//!   what is left; the bounds-checked merge had compiled to a branch per output that the warp
+//! - 2026-11-26, e383f15 (this table's kernels): window merges without bounds checks or
+//!   branches (each pair's second run staged reversed, so that a merge takes the smaller of the
+//!   two ends of what is left; the bounds-checked merge had compiled to a branch per output that the warp
 //!   ran both ways), the second chain's search narrowed, odd-even merge sorts in registers, warp
 //!   transposes for the half-cleaners of stride 32 and more, 8-byte windows capped at 64
 //!   registers: k = 4096 3.29 -> 2.81 ms, k = 1024 2.96 -> 2.70 (`rough_bench`, same run); u64

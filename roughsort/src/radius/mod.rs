@@ -227,6 +227,7 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
 
 /// The radius by `radius_halo` and `far_check`, again with the wide tiles when some inversion
 /// spans more than a tile, or by the far path when that fails too.
+///
 /// The wide pass is skipped when the first pass's bound on the radius exceeds the wide tile:
 /// some inversion is then longer than a wide tile, and one that long almost always spans two
 /// wide tiles too (the wide pass would fail; H100, 2^28 u32, k = 32768: the radius 3.66 ms,
@@ -415,8 +416,8 @@ fn far_radius<K: SortKey>(
 /// For `k` up to a radius tile (4096 keys), the first stage of [`radius`] (one read of the
 /// keys): its radius when no inversion spans more than a tile (then compared with `k`), else
 /// the radius exceeds the tile and the keys are not `k`-sorted. The same with the wide pass's
-/// tiles for `k` up to 16,384 (4-byte keys; 8192 for 8-byte keys). For larger `k`: the largest key
-/// of each chunk of 256 and their exclusive prefix maxima (one read and a scan), then every
+/// tiles for `k` up to 16,384 (4-byte keys; 8192 for 8-byte keys). For larger `k`: the largest
+/// key of each chunk of 256 and their exclusive prefix maxima (one read and a scan), then every
 /// `a[j]` against `LR[j - k - 1]`, rebuilt in shared memory from the tile it falls in.
 /// Equals `sortlab_cpu_reference::rough::is_k_sorted`.
 ///
