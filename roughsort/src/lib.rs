@@ -89,8 +89,8 @@
 //!   ms, the memory pool's growth inside the timed calls, see above).
 //! - 2026-11-26, e383f15 (this table's kernels): window merges without bounds checks or
 //!   branches (each pair's second run staged reversed, so that a merge takes the smaller of the
-//!   two ends of what is left; the bounds-checked merge had compiled to a branch per output that the warp
-//!   ran both ways), the second chain's search narrowed, odd-even merge sorts in registers, warp
+//!   two ends of what is left; the bounds-checked merge had compiled to a branch per output that
+//!   the warp ran both ways), the second chain's search narrowed, odd-even merge sorts in registers, warp
 //!   transposes for the half-cleaners of stride 32 and more, 8-byte windows capped at 64
 //!   registers: k = 4096 3.29 -> 2.81 ms, k = 1024 2.96 -> 2.70 (`rough_bench`, same run); u64
 //!   keys at 2^26 and k = 16 1.12 -> 0.86 ms.

@@ -11,8 +11,8 @@
 //! - Figure 4: time of both variants against NUM_INTERVAL (10,000 to 90,000 in steps of
 //!   10,000) at 1M and 2M uniform keys.
 //!
-//! Each point is the median of `--reps` event-timed library calls after warm-up calls, rotating over
-//! copies of the buffers that span three times the L2 cache (as `sortlab bench` and the CUB
+//! Each point is the median of `--reps` event-timed library calls after warm-up calls, rotating
+//! over copies of the buffers that span three times the L2 cache (as `sortlab bench` and the CUB
 //! anchors), each input restored from a pristine device copy after its use, outside the timed
 //! region: small inputs are timed from device memory too. Every result
 //! is checked before it is reported: an approximate result is in interval order for the

@@ -6,9 +6,9 @@
 //!
 //! Keys are u32 uniform in `0..2^31` (the papers' pattern), sizes `2^10 ..= 2^max` in steps of
 //! 2 (default max 2^26). Each point is the median of `--reps` event-timed library calls after
-//! warm-up calls, rotating over copies of the buffers that span three times the L2 cache (as `sortlab
-//! bench` and the CUB anchors), each input restored from a pristine device copy after its use,
-//! outside the timed region. Every result is checked before it is reported: the keys equal the
+//! warm-up calls, rotating over copies of the buffers that span three times the L2 cache (as
+//! `sortlab bench` and the CUB anchors), each input restored from a pristine device copy after its
+//! use, outside the timed region. Every result is checked before it is reported: the keys equal the
 //! CPU reference sort, and for pairs (values: the input index) every value points at its key in
 //! the input, stably, so the values are the reference permutation.
 
