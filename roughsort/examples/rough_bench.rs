@@ -49,6 +49,15 @@ fn k_sorted(n: usize, k: usize, scale: u32, seed: u64) -> Vec<u32> {
     v
 }
 
+/// An error unless `out` is `0, scale, 2 scale, ...`, the sorted input of radius `k`.
+fn check_sorted(out: &[u32], k: usize, scale: u32) -> Res<()> {
+    let want = |i: usize| (i as u32).wrapping_mul(scale);
+    if out.iter().enumerate().any(|(i, &x)| x != want(i)) {
+        return Err(format!("k = {k}: not sorted").into());
+    }
+    Ok(())
+}
+
 /// Median of `reps` event-timed runs of `f` (after one warm-up), `prep` untimed before each.
 fn time<S>(
     gpu: &Gpu,
@@ -112,14 +121,7 @@ fn time_pairs(gpu: &Gpu, n: usize, ks: &[usize], reps: usize, scale: u32) -> Res
                 times.push(ms);
             }
         }
-        let out = keys.to_host()?;
-        if out
-            .iter()
-            .enumerate()
-            .any(|(i, &x)| x != (i as u32).wrapping_mul(scale))
-        {
-            return Err(format!("k = {k}: not sorted").into());
-        }
+        check_sorted(&keys.to_host()?, k, scale)?;
         println!("k={k:<6} median {:.3} ms", median(&mut times));
     }
     Ok(())
@@ -180,14 +182,7 @@ fn main() -> Res<()> {
             |w| w.copy_from_device(&pristine).unwrap(),
             |w| path = Some(rough_sort(&gpu, w, Order::Ascending).unwrap().path),
         )?;
-        let out = work2.to_host()?;
-        if out
-            .iter()
-            .enumerate()
-            .any(|(i, &x)| x != (i as u32).wrapping_mul(scale))
-        {
-            return Err(format!("k = {k}: not sorted").into());
-        }
+        check_sorted(&work2.to_host()?, k, scale)?;
         println!(
             "k={k:<6} radius {r:.3}  sort (k given) {s:.3}  rough_sort {all:.3}  {:?}  {:.2} Gkeys/s",
             path.unwrap(),
