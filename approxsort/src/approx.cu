@@ -47,7 +47,7 @@
 //   copy_list (segments of equal keys that must move).
 //
 // Dependent launches: every kernel is launched dependent (LaunchConfig::dependent,
-// sortlab/block/grid_dependency.cuh) and waits on its predecessor first thing. The small kernels
+// sortlab/grid/grid_dependency.cuh) and waits on its predecessor first thing. The small kernels
 // (zeroing, gated fallbacks, scans, the paper's and refine's kernels) also let their successor
 // launch at once (sortlab::dependent_entry); the three long passes of the leading-bits path
 // (approx_minmax_lead, approx_wide_lead, approx_wide_fine_*) only wait: a successor launched at
@@ -77,8 +77,8 @@
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
-#include "sortlab/block/last_block.cuh"
-#include "sortlab/block/grid_dependency.cuh"
+#include "sortlab/grid/last_block.cuh"
+#include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/block/block_radix_sort.cuh"
 
 #ifndef KEY_T
@@ -366,7 +366,7 @@ extern __shared__ __align__(16) unsigned char approx_smem[];
 __device__ __forceinline__ u32* count_hist() { return reinterpret_cast<u32*>(approx_smem); }
 
 // ---- Runs of words, and the small scans and plans that a grid's last block
-// (sortlab/block/last_block.cuh) does. ----
+// (sortlab/grid/last_block.cuh) does. ----
 
 // Words [first, first + N) of p (those below len; 0 beyond) into x, by 16-byte vectors when all
 // are in range and `vec` (p 16-byte aligned; first is even). Loads bypass L1 (ld.global.cg):

@@ -1,7 +1,8 @@
 //! The shared device headers, handed to NVRTC as named include strings.
 //!
 //! Headers are split by thread scope, like CUB: `sortlab/thread/*.cuh` (per-thread helpers such
-//! as the key bit map), `sortlab/warp/*.cuh` and `sortlab/block/*.cuh`. A kernel includes them as
+//! as the key bit map), `sortlab/warp/*.cuh`, `sortlab/block/*.cuh` and `sortlab/grid/*.cuh` (tile
+//! status, last block, dependent launch: the grid-wide protocols). A kernel includes them as
 //! `#include "sortlab/thread/key_bits.cuh"`; no file system path is needed at run time.
 
 /// Every shared header: `(include name, text)`.
@@ -43,16 +44,16 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/block_scan.cuh"),
     ),
     (
-        "sortlab/block/tile_status.cuh",
-        include_str!("../kernels/block/tile_status.cuh"),
+        "sortlab/grid/tile_status.cuh",
+        include_str!("../kernels/grid/tile_status.cuh"),
     ),
     (
-        "sortlab/block/last_block.cuh",
-        include_str!("../kernels/block/last_block.cuh"),
+        "sortlab/grid/last_block.cuh",
+        include_str!("../kernels/grid/last_block.cuh"),
     ),
     (
-        "sortlab/block/grid_dependency.cuh",
-        include_str!("../kernels/block/grid_dependency.cuh"),
+        "sortlab/grid/grid_dependency.cuh",
+        include_str!("../kernels/grid/grid_dependency.cuh"),
     ),
     (
         "sortlab/block/block_load_store.cuh",
@@ -86,7 +87,7 @@ pub const HEADERS: &[(&str, &str)] = &[
 
 /// The `extern "C" __global__` kernels of CUDA source `src` whose body does not begin with
 /// `sortlab::dependent_entry();` or `sortlab::grid_dependency_wait();`
-/// (`sortlab/block/grid_dependency.cuh`): the kernels a launcher must not launch with
+/// (`sortlab/grid/grid_dependency.cuh`): the kernels a launcher must not launch with
 /// [`crate::LaunchConfig::dependent`]. A source check for the unit tests of launchers that
 /// launch a whole module dependent, so that a kernel added later cannot miss its wait.
 ///

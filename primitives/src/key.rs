@@ -335,6 +335,23 @@ impl Order {
     pub fn is_descending(self) -> bool {
         self == Order::Descending
     }
+    /// The order as device code receives it: a flip word of the key's bit width, XOR-ed onto a
+    /// key's ordered bits (all ones for [`Order::Descending`], so that descending is ascending
+    /// on the complement; 0 for [`Order::Ascending`]). Every kernel takes the order this way
+    /// (`sortlab/thread/key_bits.cuh`: `flip_bits`, `key_from_flipped_bits`).
+    ///
+    /// ```
+    /// use sortlab_primitives::Order;
+    /// assert_eq!(Order::Descending.flip::<u32>(), u32::MAX);
+    /// assert_eq!(Order::Ascending.flip::<u64>(), 0);
+    /// ```
+    #[inline]
+    pub fn flip<B: KeyBits>(self) -> B {
+        match self {
+            Order::Ascending => B::from_u64(0),
+            Order::Descending => B::from_u64(u64::MAX >> (64 - B::BITS)),
+        }
+    }
     /// Name on the command line (`"asc"` / `"desc"`).
     pub fn name(self) -> &'static str {
         match self {

@@ -35,6 +35,7 @@ pub use reduce::{
 };
 pub use runtime::{
     median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs,
-    KernelScalar, KernelSource, LaunchConfig, Module, Policy,
+    KernelScalar, KernelSource, LaunchConfig, Module, Policy, Region, Scratch, ScratchLayout,
+    SCRATCH_ALIGN,
 };
 pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};

@@ -341,7 +341,7 @@ fn event_timer_measures() {
 const DEPENDENT_KERNEL: KernelSource = KernelSource::new(
     "dependent_test.cu",
     "#include \"sortlab/thread/types.cuh\"\n\
-     #include \"sortlab/block/grid_dependency.cuh\"\n\
+     #include \"sortlab/grid/grid_dependency.cuh\"\n\
      extern \"C\" __global__ void plus_one(const u32* src, u32* dst, u64 n) {\n\
          sortlab::dependent_entry();\n\
          for (int k = 0; k < 20; ++k) __nanosleep(1000);\n\

@@ -43,7 +43,7 @@
 // publishes flag and count together. Launch L uses status buffer L % 2 and zeroes buffer
 // (L + 1) % 2 for launch L + 1 (launch L - 1, its last user, has finished by stream order).
 #include "sortlab/block/block_scan.cuh"
-#include "sortlab/block/grid_dependency.cuh"
+#include "sortlab/grid/grid_dependency.cuh"
 
 #ifndef KEY_WORD
 #define KEY_WORD unsigned int

@@ -14,7 +14,7 @@
 //   SMALL_RADIX_BITS              bits per in-block pass (1 to 8)
 #include "sortlab/block/block_radix_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
-#include "sortlab/block/grid_dependency.cuh"
+#include "sortlab/grid/grid_dependency.cuh"
 
 #ifndef KEY_WORD
 #define KEY_WORD unsigned int

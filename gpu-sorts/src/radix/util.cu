@@ -5,7 +5,7 @@
 //
 // Both kernels are grid-stride loops over 64-bit indices, so any grid size is correct.
 #include "sortlab/thread/types.cuh"
-#include "sortlab/block/grid_dependency.cuh"
+#include "sortlab/grid/grid_dependency.cuh"
 
 #ifndef UTIL_THREADS
 #define UTIL_THREADS 256

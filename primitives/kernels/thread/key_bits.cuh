@@ -64,4 +64,17 @@ __device__ __forceinline__ K key_from_ordered_bits(typename KeyBits<K>::Bits b, 
     return KeyBits<K>::from_bits(descending ? (typename KeyBits<K>::Bits)~b : b);
 }
 
+// The order as every kernel receives it: a flip word of the key's bit width (`Order::flip` on
+// the host), 0 for ascending and all ones for descending. Bits of `k` in that order:
+template <typename K>
+__device__ __forceinline__ typename KeyBits<K>::Bits flip_bits(K k, typename KeyBits<K>::Bits flip) {
+    return KeyBits<K>::to_bits(k) ^ flip;
+}
+
+// The inverse of flip_bits.
+template <typename K>
+__device__ __forceinline__ K key_from_flipped_bits(typename KeyBits<K>::Bits b, typename KeyBits<K>::Bits flip) {
+    return KeyBits<K>::from_bits(b ^ flip);
+}
+
 }  // namespace sortlab

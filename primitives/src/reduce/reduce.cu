@@ -17,7 +17,7 @@
 // partials (the `_partials` kernels) until one value remains.
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_reduce.cuh"
-#include "sortlab/block/last_block.cuh"
+#include "sortlab/grid/last_block.cuh"
 
 #ifndef KEY_T
 #define KEY_T unsigned int

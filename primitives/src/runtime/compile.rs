@@ -7,6 +7,7 @@ use cudarc::nvrtc::sys;
 
 use crate::error::{Error, Result};
 use crate::kernels::HEADERS;
+use crate::key::{KeyBits, SortKey, SortValue};
 
 /// A CUDA C source file compiled at run time: its file name (for logs) and its text.
 ///
@@ -56,6 +57,39 @@ impl Defines {
             None => self.0.push((name.to_string(), value)),
         }
         self
+    }
+    /// The key type of a kernel, in the vocabulary every `.cu` file shares: `KEY_T` (the key's
+    /// CUDA type) and `KEY_BITS_T` (the unsigned word of its ordered bits).
+    ///
+    /// ```
+    /// use sortlab_primitives::Defines;
+    /// let d = Defines::new().key::<f32>().no_values();
+    /// assert_eq!(
+    ///     d.to_options(),
+    ///     ["-DKEY_T=float", "-DKEY_BITS_T=unsigned int", "-DHAS_VALUES=0"]
+    /// );
+    /// ```
+    pub fn key<K: SortKey>(self) -> Self {
+        self.set("KEY_T", K::CUDA_TYPE)
+            .set("KEY_BITS_T", <K::Bits as KeyBits>::CUDA_TYPE)
+    }
+    /// Values of type `V` follow the keys: `HAS_VALUES=1` and `VALUE_T` (a word of the value's
+    /// size: values move as raw bits).
+    pub fn values<V: SortValue>(self) -> Self {
+        self.set("HAS_VALUES", 1).set("VALUE_T", V::CUDA_TYPE)
+    }
+    /// Keys alone: `HAS_VALUES=0`.
+    pub fn no_values(self) -> Self {
+        self.set("HAS_VALUES", 0)
+    }
+    /// [`Defines::values`] for `Some(value size in bytes)` (4 or 8), [`Defines::no_values`]
+    /// for `None`: for callers that know the value width at run time.
+    pub fn value_size(self, size: Option<usize>) -> Self {
+        match size {
+            Some(8) => self.values::<u64>(),
+            Some(_) => self.values::<u32>(),
+            None => self.no_values(),
+        }
     }
     /// Adds every define of `other` (later ones win).
     pub fn extend(mut self, other: &Defines) -> Self {

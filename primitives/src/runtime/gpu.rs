@@ -172,6 +172,34 @@ impl Gpu {
         &self.inner.info
     }
 
+    /// `blocks` clamped to the device's grid limit in x, and at least 1: the grid of a kernel
+    /// that loops (grid-stride) when it gets fewer blocks than it has tiles.
+    pub fn grid_blocks(&self, blocks: usize) -> u32 {
+        blocks.clamp(1, self.inner.info.max_grid_x as usize) as u32
+    }
+
+    /// The grid of a grid-stride launch over `items` items with `threads` threads a block: one
+    /// block per `threads` items, at most `per_sm` blocks per multiprocessor, within the grid
+    /// limit, and at least 1.
+    pub fn grid_stride_blocks(&self, items: usize, threads: u32, per_sm: u32) -> u32 {
+        let resident = self.inner.info.multiprocessors as usize * per_sm as usize;
+        self.grid_blocks(items.div_ceil(threads.max(1) as usize).min(resident.max(1)))
+    }
+
+    /// Exactly `blocks` blocks, for a kernel that needs one block per tile.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] (naming `what`) if `blocks` is 0 or past the device's grid limit.
+    pub fn exact_grid(&self, blocks: usize, what: &str) -> Result<u32> {
+        let max = self.inner.info.max_grid_x as usize;
+        if blocks == 0 || blocks > max {
+            return Err(Error::Unsupported(format!(
+                "{what} needs {blocks} blocks; the device allows 1 to {max}"
+            )));
+        }
+        Ok(blocks as u32)
+    }
+
     /// Whether launches marked [`crate::LaunchConfig::dependent`] go out as programmatic
     /// dependent launches: on devices of compute capability 9.0 and later, unless the
     /// environment variable `SORTLAB_DEPENDENT_LAUNCH` was `0` when the `Gpu` was created (to

@@ -7,6 +7,7 @@ pub mod cache;
 mod compile;
 mod gpu;
 mod module;
+mod scratch;
 mod timer;
 
 pub use buffer::{DeviceBuffer, DevicePtr};
@@ -15,4 +16,5 @@ pub use compile::{
 };
 pub use gpu::{DeviceInfo, Gpu};
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
+pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};
 pub use timer::{median, GpuTimer};

@@ -21,7 +21,7 @@
 // (an in-place scan) is allowed: no pointer is __restrict__.
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_scan.cuh"
-#include "sortlab/block/tile_status.cuh"
+#include "sortlab/grid/tile_status.cuh"
 #include "sortlab/block/bulk_copy.cuh"
 #include "sortlab/warp/warp_reduce.cuh"
 
@@ -274,7 +274,7 @@ add_prefix_partials(Work* out, u64 n, const Work* prefix) {
 // the blocks per SM (seven tiles of 31 KiB, every key of them in flight at once).
 //
 // Tile status: `status` holds the tile counter in word 0, then one status word per tile
-// (sortlab/block/tile_status.cuh), all 0 at launch; 8-byte Works go to `tile_values` (2 * tiles).
+// (sortlab/grid/tile_status.cuh), all 0 at launch; 8-byte Works go to `tile_values` (2 * tiles).
 #if WANT_VARIANT(4)
 #define TILE_ITEMS (BLOCK_THREADS * ITEMS_PER_THREAD)
 static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && BLOCK_THREADS % 32 == 0,

@@ -1,4 +1,4 @@
-// sortlab/block/grid_dependency.cuh: programmatic dependent launch (Hopper and later). A kernel
+// sortlab/grid/grid_dependency.cuh: programmatic dependent launch (Hopper and later). A kernel
 // launched with LaunchConfig::dependent may start while the kernel before it on the stream is still
 // running, so that its launch and block scheduling hide behind that kernel's last blocks instead of
 // following them. Such a kernel calls grid_dependency_wait() in every thread before it touches

@@ -1,4 +1,4 @@
-// sortlab/block/last_block.cuh: which block of a grid finishes last, so that a small step needing
+// sortlab/grid/last_block.cuh: which block of a grid finishes last, so that a small step needing
 // the whole pass's results (a final reduction, a plan, a scan of counts) runs in that block at the
 // pass's end instead of as a launch of its own (threadFenceReduction's pattern).
 #pragma once

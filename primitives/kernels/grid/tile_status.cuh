@@ -1,4 +1,4 @@
-// sortlab/block/tile_status.cuh: the tile status words of single-pass kernels with decoupled
+// sortlab/grid/tile_status.cuh: the tile status words of single-pass kernels with decoupled
 // look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back"):
 // each block publishes its tile's aggregate, then its inclusive prefix, for the blocks of later
 // tiles to combine while they look back.
