@@ -20,6 +20,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/thread/type_traits.cuh"),
     ),
     (
+        "sortlab/thread/merge_path.cuh",
+        include_str!("../kernels/thread/merge_path.cuh"),
+    ),
+    (
         "sortlab/warp/operators.cuh",
         include_str!("../kernels/warp/operators.cuh"),
     ),

@@ -31,11 +31,6 @@ impl Policy for KeyMapPolicy {
     }
 }
 
-fn grid(gpu: &Gpu, p: &KeyMapPolicy, n: usize) -> u32 {
-    let needed = n.div_ceil(p.block_threads as usize).max(1);
-    needed.min((gpu.info().multiprocessors * p.blocks_per_sm) as usize) as u32
-}
-
 /// Maps every key to its ordered bits (complemented for [`Order::Descending`]), on the device.
 pub fn to_ordered_bits<K: SortKey>(
     gpu: &Gpu,
@@ -58,7 +53,10 @@ pub fn to_ordered_bits<K: SortKey>(
     // keys.len() elements and the kernel touches indices < n only.
     unsafe {
         kernel.launch(
-            LaunchConfig::linear(grid(gpu, &p, keys.len()), p.block_threads),
+            LaunchConfig::linear(
+                gpu.grid_stride_blocks(keys.len(), p.block_threads, p.blocks_per_sm),
+                p.block_threads,
+            ),
             &args,
         )?
     };
@@ -87,7 +85,10 @@ pub fn from_ordered_bits<K: SortKey>(
     // hold bits.len() elements.
     unsafe {
         kernel.launch(
-            LaunchConfig::linear(grid(gpu, &p, bits.len()), p.block_threads),
+            LaunchConfig::linear(
+                gpu.grid_stride_blocks(bits.len(), p.block_threads, p.blocks_per_sm),
+                p.block_threads,
+            ),
             &args,
         )?
     };

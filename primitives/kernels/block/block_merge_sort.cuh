@@ -20,13 +20,11 @@
 //       count; elements >= valid (blocked index) are partial-tile padding, set to
 //       sortlab::max_bits<Bits>() and sorted after every real key, so the first `valid` sorted
 //       elements are exactly the real ones. Pass Threads * Items for a full tile.
-//   merge_path(a, b, a_len, b_len, diag)
-//       the number of elements of sorted `a` among the first `diag` of the stable merge of a
-//       and b (ties take from a first): the merge-path split, usable on any memory.
 //
 //   Each thread first sorts its Items keys in registers (a stable odd-even transposition
 //   network), then log2(Threads) rounds merge pairs of sorted runs in shared memory, each
-//   thread producing Items outputs of its pair by a merge-path search and a serial merge. With
+//   thread producing Items outputs of its pair by a merge-path search
+//   (sortlab/thread/merge_path.cuh) and a serial merge. With
 //   values, each key carries its blocked index; the values move once, at the end.
 //
 // Rules: every thread of the block calls; the caller must __syncthreads() before the same
@@ -38,23 +36,9 @@
 // ------------------------------------------------------------------------------------------------
 #pragma once
 #include "sortlab/thread/type_traits.cuh"
+#include "sortlab/thread/merge_path.cuh"
 
 namespace sortlab {
-
-template <typename Bits>
-__device__ __forceinline__ u32 merge_path(const Bits* a, const Bits* b, u32 a_len, u32 b_len, u32 diag) {
-    u32 lo = diag > b_len ? diag - b_len : 0;
-    u32 hi = diag < a_len ? diag : a_len;
-    while (lo < hi) {
-        const u32 mid = (lo + hi) >> 1;
-        if (b[diag - 1 - mid] < a[mid]) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
-}
 
 template <typename Bits, typename Value, int Threads, int Items> struct BlockMergeSort {
     static_assert(Threads >= 32 && Threads <= 1024 && IsPow2<Threads>::value,
@@ -104,22 +88,6 @@ template <typename Bits, typename Value, int Threads, int Items> struct BlockMer
     }
 
   private:
-    // Merge path over the padded shared keys: a = slots of [a0, a0 + len), b likewise.
-    static __device__ __forceinline__ u32 shared_merge_path(const Bits* keys, u32 a0, u32 b0, u32 len, u32 diag) {
-        u32 lo = 0;
-        u32 hi = diag < len ? diag : len;
-        if (diag > len) lo = diag - len;
-        while (lo < hi) {
-            const u32 mid = (lo + hi) >> 1;
-            if (keys[slot(b0 + diag - 1 - mid)] < keys[slot(a0 + mid)]) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
-    }
-
     template <bool Indexed>
     static __device__ __forceinline__ void run(Bits (&keys)[Items], u32 (&index)[Items], TempStorage& tmp, u32 valid) {
         const u32 tid = threadIdx.x;
@@ -166,7 +134,8 @@ template <typename Bits, typename Value, int Threads, int Items> struct BlockMer
             const u32 a0 = (tid & ~mask) * Items;
             const u32 b0 = a0 + len;
             const u32 diag = (tid & mask) * Items;
-            const u32 p = shared_merge_path(sk, a0, b0, len, diag);
+            const u32 p = merge_path_by([&](u32 i) { return sk[slot(a0 + i)]; }, len,
+                                        [&](u32 j) { return sk[slot(b0 + j)]; }, len, diag);
 
             // Serial merge of Items outputs; ties take from the first run (stable).
             u32 a = a0 + p;

@@ -361,10 +361,6 @@ fn check_pairs<K: SortKey, V: SortValue>(
     Ok(())
 }
 
-fn grid(gpu: &Gpu, tiles: usize) -> u32 {
-    tiles.clamp(1, gpu.info().max_grid_x as usize) as u32
-}
-
 fn run_sort<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: DevicePtr<K>,
@@ -406,8 +402,8 @@ fn launch_sort<K: SortKey, V: SortValue>(
     args.push(n as u64)
         .push(tile as u64)
         .push(order.is_descending() as u32);
-    let config =
-        LaunchConfig::linear(grid(gpu, n.div_ceil(tile)), policy.block_threads).with_shared(bytes);
+    let config = LaunchConfig::linear(gpu.grid_blocks(n.div_ceil(tile)), policy.block_threads)
+        .with_shared(bytes);
     // SAFETY: arguments match `sort_tiles_<algo>_keys(KEY_T*, u64, u64, u32)` or
     // `sort_tiles_<algo>_pairs(KEY_T*, VALUE_T*, u64, u64, u32)`: `keys` (and `values`) hold n
     // elements; 1 <= tile <= the policy's capacity (checked by for_tile or check); each block reads and
@@ -476,7 +472,8 @@ pub fn histogram<K: SortKey>(
         .push(shift)
         .push(digit_bits)
         .ptr(out.ptr());
-    let config = LaunchConfig::linear(grid(gpu, tiles), policy.block_threads).with_shared(bytes);
+    let config =
+        LaunchConfig::linear(gpu.grid_blocks(tiles), policy.block_threads).with_shared(bytes);
     // SAFETY: arguments match `tile_histogram_*(const KEY_T*, u64, u64, u32, u32, u32, u32*)`;
     // `keys` holds n keys, `out` tiles * 2^digit_bits counters; digit_bits <= 8 fits the
     // module's 256 bins and shift + digit_bits is within the key's bits (checked above); each

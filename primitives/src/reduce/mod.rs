@@ -75,6 +75,7 @@ use crate::error::{Error, Result};
 use crate::key::{DeviceCopy, SortKey};
 use crate::runtime::{
     Defines, DeviceBuffer, DevicePtr, Gpu, Kernel, KernelArgs, KernelSource, LaunchConfig, Policy,
+    Region, Scratch, ScratchLayout,
 };
 
 /// The reduction kernels (`reduce.cu`).
@@ -366,9 +367,11 @@ pub fn scratch_bytes<K: ReduceKey>(
         ReduceOp::Min | ReduceOp::Max => K::SIZE,
         ReduceOp::MinMax => 2 * K::SIZE,
     };
+    // A size past usize (never, for keys that fit in memory) asks for what no buffer holds.
     Plan::new(gpu, n, variant, K::SIZE, acc_bytes)
         .layout
         .bytes()
+        .unwrap_or(usize::MAX)
 }
 
 fn first<T: Copy>(v: &[T]) -> Result<T> {
@@ -381,114 +384,45 @@ fn internal(what: &str) -> Error {
     Error::Internal(format!("reduce: {what}"))
 }
 
-/// Alignment of every region carved out of a scratch buffer: 256 bytes, the driver's own
-/// allocation alignment, so a region is as aligned as a fresh allocation (16-byte vector loads
-/// included).
-const SCRATCH_ALIGN: usize = 256;
-
-/// Regions laid out back to back in one scratch buffer, each aligned to [`SCRATCH_ALIGN`].
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ScratchLayout {
-    bytes: usize,
-}
-
-impl ScratchLayout {
-    /// Reserves `bytes` bytes; returns their offset.
-    pub(crate) fn take_bytes(&mut self, bytes: usize) -> usize {
-        let offset = self.bytes.next_multiple_of(SCRATCH_ALIGN);
-        self.bytes = offset + bytes;
-        offset
-    }
-    /// Reserves `len` elements of `T`; returns their byte offset.
-    pub(crate) fn take<T>(&mut self, len: usize) -> usize {
-        self.take_bytes(len * std::mem::size_of::<T>())
-    }
-    /// Bytes of scratch the layout needs.
-    pub(crate) fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-/// The scratch buffer of one call: the caller's, checked against `needed` bytes, or a fresh
-/// one from the device's pool.
-pub(crate) enum Scratch<'a> {
-    Borrowed(&'a mut DeviceBuffer<u8>),
-    Owned(DeviceBuffer<u8>),
-}
-
-impl<'a> Scratch<'a> {
-    pub(crate) fn get(
-        gpu: &Gpu,
-        given: Option<&'a mut DeviceBuffer<u8>>,
-        needed: usize,
-        what: &str,
-    ) -> Result<Self> {
-        match given {
-            Some(s) if s.len() < needed => Err(Error::InvalidArgument(format!(
-                "{what} needs a scratch buffer of {needed} bytes; the one given has {}",
-                s.len()
-            ))),
-            Some(s) => Ok(Scratch::Borrowed(s)),
-            None => Ok(Scratch::Owned(DeviceBuffer::alloc(gpu, needed)?)),
-        }
-    }
-    pub(crate) fn buffer(&mut self) -> &mut DeviceBuffer<u8> {
-        match self {
-            Scratch::Borrowed(b) => b,
-            Scratch::Owned(b) => b,
-        }
-    }
-    /// The region at byte `offset`, typed as `T`.
-    pub(crate) fn at<T>(&self, offset: usize) -> DevicePtr<T> {
-        let base = match self {
-            Scratch::Borrowed(b) => b.ptr(),
-            Scratch::Owned(b) => b.ptr(),
-        };
-        base.offset(offset).cast()
-    }
-}
-
 /// Where one reduction keeps its temporaries.
 struct Plan {
     layout: ScratchLayout,
     /// The result the host downloads (when the caller gave no output buffer).
-    result: usize,
+    result: Region<u8>,
     /// Classic: the last level's accumulator, before `reduce_finish`.
-    acc: usize,
+    acc: Region<u8>,
     /// Fast: the last-block counter (zeroed per call), and the grid's partials.
-    counter: usize,
-    partials: usize,
+    counter: Region<u32>,
+    partials: Region<u8>,
     grid: usize,
     /// Classic: the level 1 and level 2 partials (ping-pong), and keys per tile.
-    level_a: usize,
-    level_b: usize,
+    level_a: Region<u8>,
+    level_b: Region<u8>,
     per_tile: usize,
 }
 
 impl Plan {
     fn new(gpu: &Gpu, n: usize, variant: ReduceVariant, key_size: usize, acc_bytes: usize) -> Self {
         let policy = ReducePolicy::for_device(gpu, variant, key_size);
-        let mut layout = ScratchLayout::default();
-        let result = layout.take_bytes(acc_bytes);
+        let mut layout = ScratchLayout::new();
+        let result = layout.region::<u8>(acc_bytes);
         let mut plan = Plan {
             layout,
             result,
-            acc: 0,
-            counter: 0,
-            partials: 0,
+            acc: Region::default(),
+            counter: Region::default(),
+            partials: Region::default(),
             grid: 0,
-            level_a: 0,
-            level_b: 0,
+            level_a: Region::default(),
+            level_b: Region::default(),
             per_tile: 0,
         };
         if variant == ReduceVariant::Fast {
             let vec = 16 / key_size;
             let per_block = policy.block_threads as usize * policy.unroll as usize * vec;
-            let resident = gpu.info().multiprocessors as usize * policy.blocks_per_sm as usize;
-            let max_grid = gpu.info().max_grid_x as usize;
-            plan.grid = n.div_ceil(per_block).min(resident).min(max_grid).max(1);
-            plan.counter = plan.layout.take::<u32>(1);
-            plan.partials = plan.layout.take_bytes(plan.grid * acc_bytes);
+            plan.grid = gpu.grid_stride_blocks(n, per_block as u32, policy.blocks_per_sm) as usize;
+            plan.counter = plan.layout.region::<u32>(1);
+            plan.partials = plan.layout.region::<u8>(plan.grid * acc_bytes);
         } else {
             plan.per_tile = match variant {
                 ReduceVariant::FirstAddDuringLoad | ReduceVariant::UnrolledLastWarp => {
@@ -496,15 +430,15 @@ impl Plan {
                 }
                 _ => policy.block_threads as usize,
             };
-            plan.acc = plan.layout.take_bytes(acc_bytes);
+            plan.acc = plan.layout.region::<u8>(acc_bytes);
             let level1 = n.div_ceil(plan.per_tile);
             let level2 = level1.div_ceil(plan.per_tile);
-            plan.level_a = plan
-                .layout
-                .take_bytes(if level1 > 1 { level1 * acc_bytes } else { 0 });
-            plan.level_b = plan
-                .layout
-                .take_bytes(if level2 > 1 { level2 * acc_bytes } else { 0 });
+            plan.level_a =
+                plan.layout
+                    .region::<u8>(if level1 > 1 { level1 * acc_bytes } else { 0 });
+            plan.level_b =
+                plan.layout
+                    .region::<u8>(if level2 > 1 { level2 * acc_bytes } else { 0 });
         }
         plan
     }
@@ -523,8 +457,8 @@ fn run<K: SortKey, A: DeviceCopy>(
 ) -> Result<Vec<A>> {
     let acc_bytes = acc_len * std::mem::size_of::<A>();
     let plan = Plan::new(gpu, keys.len(), variant, K::SIZE, acc_bytes);
-    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
-    let dest = scratch.at::<A>(plan.result);
+    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes()?, "this reduction")?;
+    let dest = scratch.ptr(plan.result).cast::<A>();
     launch(
         gpu,
         keys,
@@ -538,7 +472,7 @@ fn run<K: SortKey, A: DeviceCopy>(
     let mut bytes = vec![0u8; acc_bytes];
     scratch
         .buffer()
-        .copy_range_to_host(plan.result..plan.result + acc_bytes, &mut bytes)?;
+        .copy_range_to_host(plan.result.byte_range(), &mut bytes)?;
     Ok(bytes
         .chunks_exact(std::mem::size_of::<A>())
         .map(|w| {
@@ -570,7 +504,7 @@ fn run_into<K: SortKey, A: DeviceCopy>(
         K::SIZE,
         acc_len * std::mem::size_of::<A>(),
     );
-    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this reduction")?;
+    let mut scratch = Scratch::get(gpu, scratch, plan.layout.bytes()?, "this reduction")?;
     launch(
         gpu,
         keys,
@@ -611,17 +545,16 @@ fn launch<K: SortKey, A: DeviceCopy>(
     let policy = ReducePolicy::for_device(gpu, variant, K::SIZE);
     let defines = defines_for::<K>(sum_cuda_type, op, variant, &policy);
     let module = gpu.module(&SOURCE, &defines)?;
-    let max_grid = gpu.info().max_grid_x as usize;
     if variant == ReduceVariant::Fast {
         scratch
-            .buffer()
-            .fill_bytes_range(plan.counter..plan.counter + 4, 0)?;
+            .buffer_mut()
+            .fill_bytes_range(plan.counter.byte_range(), 0)?;
         let kernel = module.kernel("reduce_fast")?;
         let mut args = KernelArgs::new();
         args.ptr(keys.ptr())
             .push(n as u64)
-            .ptr(scratch.at::<u8>(plan.partials))
-            .ptr(scratch.at::<u32>(plan.counter))
+            .ptr(scratch.ptr(plan.partials))
+            .ptr(scratch.ptr(plan.counter))
             .ptr(dest);
         // SAFETY: arguments match `reduce_fast(const KEY_T*, u64, Acc*, u32*, Out*)`; the
         // kernel reads keys[0..n), writes the scratch's partials (room for plan.grid
@@ -646,9 +579,9 @@ fn launch<K: SortKey, A: DeviceCopy>(
         // Ping-pong regions: level 1 partials in `a`, level 2 in `b`, level 3 in `a` again ...;
         // the last level's one accumulator goes to `acc`, which reduce_finish turns into the
         // caller's result.
-        let a = scratch.at::<u8>(plan.level_a);
-        let b = scratch.at::<u8>(plan.level_b);
-        let acc = scratch.at::<u8>(plan.acc);
+        let a = scratch.ptr(plan.level_a);
+        let b = scratch.ptr(plan.level_b);
+        let acc = scratch.ptr(plan.acc);
         let mut m = n;
         let mut input: Option<DevicePtr<u8>> = None; // None: the keys
         let mut into_a = true;
@@ -661,7 +594,7 @@ fn launch<K: SortKey, A: DeviceCopy>(
             } else {
                 b
             };
-            let grid = tiles.min(max_grid) as u32;
+            let grid = gpu.grid_blocks(tiles);
             let mut args = KernelArgs::new();
             let kernel: &Kernel = match input {
                 None => {

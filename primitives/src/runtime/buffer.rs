@@ -7,50 +7,9 @@ use cudarc::driver::result as cu;
 use cudarc::driver::sys::cudaError_enum as CuErr;
 
 use super::gpu::Gpu;
+pub use super::ptr::DevicePtr;
 use crate::error::{Error, Result};
 use crate::key::DeviceCopy;
-
-/// A typed device address, passed to kernels through [`crate::KernelArgs::ptr`].
-///
-/// It carries no lifetime: keep the buffer it points into alive while a kernel uses it.
-#[derive(Debug)]
-pub struct DevicePtr<T> {
-    addr: u64,
-    _t: PhantomData<*const T>,
-}
-
-impl<T> Clone for DevicePtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for DevicePtr<T> {}
-
-// SAFETY: a device address is an integer; it is only dereferenced by kernels.
-unsafe impl<T> Send for DevicePtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for DevicePtr<T> {}
-
-impl<T> DevicePtr<T> {
-    /// The raw address.
-    pub fn addr(self) -> u64 {
-        self.addr
-    }
-    /// The address `count` elements further on.
-    pub fn offset(self, count: usize) -> Self {
-        DevicePtr {
-            addr: self.addr + (count * std::mem::size_of::<T>()) as u64,
-            _t: PhantomData,
-        }
-    }
-    /// The same address, typed as `U` (carving typed regions out of a byte scratch buffer).
-    pub fn cast<U>(self) -> DevicePtr<U> {
-        DevicePtr {
-            addr: self.addr,
-            _t: PhantomData,
-        }
-    }
-}
 
 /// An owned, typed allocation of device memory, freed on drop.
 ///
@@ -101,7 +60,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
             Error::InvalidArgument(format!("{len} elements overflow usize bytes"))
         })?;
-        let pooled = gpu.inner.async_alloc;
+        let pooled = gpu.inner.device.async_alloc;
         let addr = if bytes == 0 {
             0
         } else {
@@ -168,10 +127,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
     /// The device address of element 0.
     pub fn ptr(&self) -> DevicePtr<T> {
-        DevicePtr {
-            addr: self.addr,
-            _t: PhantomData,
-        }
+        DevicePtr::from_addr(self.addr)
     }
     /// The device address of element `range.start`, checked against the length, and the
     /// range's length.

@@ -5,54 +5,14 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaContext;
 use cudarc::nvrtc::Ptx;
 
 use super::cache;
 use super::compile::{self, Defines, KernelSource};
+use super::device::{keep_pool_memory, read_info, Device, DeviceInfo};
 use super::module::Module;
 use crate::error::{Error, Result};
-
-/// What the runtime knows about the device it opened.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeviceInfo {
-    /// Device ordinal.
-    pub ordinal: usize,
-    /// Marketing name ("NVIDIA H100 80GB HBM3").
-    pub name: String,
-    /// Compute capability `(major, minor)`.
-    pub compute_capability: (u32, u32),
-    /// Global memory in bytes.
-    pub total_memory: usize,
-    /// Number of streaming multiprocessors.
-    pub multiprocessors: u32,
-    /// Largest block, in threads.
-    pub max_threads_per_block: u32,
-    /// Largest grid dimension x.
-    pub max_grid_x: u32,
-    /// Largest grid dimensions y and z.
-    pub max_grid_yz: u32,
-    /// Shared memory a block may use without opting in, in bytes.
-    pub shared_per_block: usize,
-    /// Shared memory a block may use after opting in, in bytes.
-    pub shared_per_block_optin: usize,
-    /// L2 cache size in bytes.
-    pub l2_bytes: usize,
-    /// Peak memory bandwidth from the memory clock and bus width, in bytes per second (a
-    /// datasheet figure; benchmarks measure the copy rate instead).
-    pub peak_bandwidth: f64,
-}
-
-impl DeviceInfo {
-    /// The NVRTC architecture name of the device (`"sm_90"`).
-    pub fn arch(&self) -> String {
-        format!(
-            "sm_{}{}",
-            self.compute_capability.0, self.compute_capability.1
-        )
-    }
-}
 
 /// Memory-cache key: source address and length, and the defines.
 type ModuleKey = (usize, usize, Defines);
@@ -63,17 +23,11 @@ type KeyedModules =
     HashMap<(usize, usize, TypeId, u64), Vec<(Box<dyn Any + Send + Sync>, Arc<Module>)>>;
 
 pub(crate) struct GpuInner {
-    pub(crate) ctx: Arc<CudaContext>,
-    pub(crate) stream: Arc<CudaStream>,
-    info: DeviceInfo,
+    pub(crate) device: Arc<Device>,
     nvrtc: Mutex<Option<(u32, u32)>>,
     modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
     keyed: Mutex<KeyedModules>,
-    /// Whether buffers come from the device's stream-ordered memory pool (cuMemAllocAsync).
-    pub(crate) async_alloc: bool,
     disk_cache: Option<std::path::PathBuf>,
-    /// Whether launches asked to be dependent are (see [`Gpu::dependent_launch`]).
-    dependent_launch: bool,
 }
 
 /// A CUDA device, its context, its stream and its module cache. Cheap to clone; `Send + Sync`.
@@ -97,7 +51,7 @@ pub struct Gpu {
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu")
-            .field("info", &self.inner.info)
+            .field("info", &self.inner.device.info)
             .finish()
     }
 }
@@ -154,35 +108,37 @@ impl Gpu {
         let async_alloc = ctx.has_async_alloc() && keep_pool_memory(&ctx);
         Ok(Gpu {
             inner: Arc::new(GpuInner {
-                ctx,
-                stream,
-                info,
+                device: Arc::new(Device {
+                    ctx,
+                    stream,
+                    info,
+                    async_alloc,
+                    dependent_launch,
+                }),
                 nvrtc: Mutex::new(None),
                 modules: Mutex::new(HashMap::new()),
                 keyed: Mutex::new(HashMap::new()),
-                async_alloc,
                 disk_cache: cache::disk_cache_dir(),
-                dependent_launch,
             }),
         })
     }
 
     /// The device's properties.
     pub fn info(&self) -> &DeviceInfo {
-        &self.inner.info
+        &self.inner.device.info
     }
 
     /// `blocks` clamped to the device's grid limit in x, and at least 1: the grid of a kernel
     /// that loops (grid-stride) when it gets fewer blocks than it has tiles.
     pub fn grid_blocks(&self, blocks: usize) -> u32 {
-        blocks.clamp(1, self.inner.info.max_grid_x as usize) as u32
+        blocks.clamp(1, self.inner.device.info.max_grid_x as usize) as u32
     }
 
     /// The grid of a grid-stride launch over `items` items with `threads` threads a block: one
     /// block per `threads` items, at most `per_sm` blocks per multiprocessor, within the grid
     /// limit, and at least 1.
     pub fn grid_stride_blocks(&self, items: usize, threads: u32, per_sm: u32) -> u32 {
-        let resident = self.inner.info.multiprocessors as usize * per_sm as usize;
+        let resident = self.inner.device.info.multiprocessors as usize * per_sm as usize;
         self.grid_blocks(items.div_ceil(threads.max(1) as usize).min(resident.max(1)))
     }
 
@@ -191,7 +147,7 @@ impl Gpu {
     /// # Errors
     /// [`Error::Unsupported`] (naming `what`) if `blocks` is 0 or past the device's grid limit.
     pub fn exact_grid(&self, blocks: usize, what: &str) -> Result<u32> {
-        let max = self.inner.info.max_grid_x as usize;
+        let max = self.inner.device.info.max_grid_x as usize;
         if blocks == 0 || blocks > max {
             return Err(Error::Unsupported(format!(
                 "{what} needs {blocks} blocks; the device allows 1 to {max}"
@@ -205,7 +161,7 @@ impl Gpu {
     /// environment variable `SORTLAB_DEPENDENT_LAUNCH` was `0` when the `Gpu` was created (to
     /// measure what they save, or to rule them out).
     pub fn dependent_launch(&self) -> bool {
-        self.inner.dependent_launch
+        self.inner.device.dependent_launch
     }
 
     /// Free and total device memory in bytes.
@@ -242,7 +198,7 @@ impl Gpu {
     /// ```
     pub fn reserve_pool(&self, bytes: usize) -> Result<usize> {
         let room = |(held, used): (usize, usize)| held.saturating_sub(used);
-        if !self.inner.async_alloc {
+        if !self.inner.device.async_alloc {
             return Ok(0);
         }
         if room(self.pool_memory()?) < bytes {
@@ -259,7 +215,7 @@ impl Gpu {
     /// a pool); see [`Gpu::reserve_pool`].
     pub fn pool_memory(&self) -> Result<(usize, usize)> {
         use cudarc::driver::sys;
-        if !self.inner.async_alloc {
+        if !self.inner.device.async_alloc {
             return Ok((0, 0));
         }
         self.bind()?;
@@ -269,7 +225,8 @@ impl Gpu {
         // SAFETY: the context is current; `pool`, `held` and `used` are valid for the calls,
         // and both attributes are cuuint64_t.
         let r = unsafe {
-            let mut r = sys::cuDeviceGetDefaultMemPool(&mut pool, self.inner.ctx.cu_device());
+            let mut r =
+                sys::cuDeviceGetDefaultMemPool(&mut pool, self.inner.device.ctx.cu_device());
             let get = |attr, out: &mut u64| {
                 sys::cuMemPoolGetAttribute(pool, attr, out as *mut u64 as *mut std::ffi::c_void)
             };
@@ -299,6 +256,7 @@ impl Gpu {
     /// Waits for all work queued on this `Gpu`'s stream.
     pub fn synchronize(&self) -> Result<()> {
         self.inner
+            .device
             .stream
             .synchronize()
             .map_err(|e| Error::driver("cuStreamSynchronize", e))
@@ -326,7 +284,7 @@ impl Gpu {
         if let Some(m) = self.lock_modules().get(&fast_key) {
             return Ok(m.clone());
         }
-        let arch = self.inner.info.arch();
+        let arch = self.inner.device.info.arch();
         let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
         let module = Arc::new(self.load_or_compile(src, defines, &arch, key)?);
         self.lock_modules().insert(fast_key, module.clone());
@@ -411,78 +369,21 @@ impl Gpu {
     fn load_cubin(&self, src: &KernelSource, cubin: Vec<u8>) -> Result<Module> {
         let m = self
             .inner
+            .device
             .ctx
             .load_module(Ptx::from_binary(cubin))
             .map_err(|e| Error::driver("cuModuleLoadData", e))?;
-        Ok(Module::new(self.clone(), src.name, m))
+        Ok(Module::new(self.inner.device.clone(), src.name, m))
     }
 
     /// Makes this device's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
-        self.inner
-            .ctx
-            .bind_to_thread()
-            .map_err(|e| Error::driver("cuCtxSetCurrent", e))
+        self.inner.device.bind()
     }
 
     pub(crate) fn cu_stream(&self) -> cudarc::driver::sys::CUstream {
-        self.inner.stream.cu_stream()
+        self.inner.device.cu_stream()
     }
-}
-
-/// Makes the device's default memory pool keep freed memory for reuse instead of returning it
-/// to the driver at every synchronisation, so that temporary buffers cost microseconds rather
-/// than a cuMemAlloc/cuMemFree pair each (~80 us measured on an H200 for a 2^28-key reduce).
-/// Returns whether the pool is usable.
-fn keep_pool_memory(ctx: &Arc<CudaContext>) -> bool {
-    use cudarc::driver::sys;
-    if ctx.bind_to_thread().is_err() {
-        return false;
-    }
-    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
-    let mut threshold: u64 = u64::MAX;
-    // SAFETY: the context is current; `pool` and `threshold` are valid for the calls.
-    unsafe {
-        sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
-            && sys::cuMemPoolSetAttribute(
-                pool,
-                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                &mut threshold as *mut u64 as *mut std::ffi::c_void,
-            ) == sys::CUresult::CUDA_SUCCESS
-    }
-}
-
-fn read_info(ctx: &Arc<CudaContext>, ordinal: usize) -> Result<DeviceInfo> {
-    let attr = |a: Attr| -> Result<i64> {
-        ctx.attribute(a)
-            .map(|v| v as i64)
-            .map_err(|e| Error::driver("cuDeviceGetAttribute", e))
-    };
-    let (major, minor) = ctx
-        .compute_capability()
-        .map_err(|e| Error::driver("cuDeviceGetAttribute", e))?;
-    let mem_clock_khz = attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as f64;
-    let bus_bits = attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as f64;
-    Ok(DeviceInfo {
-        ordinal,
-        name: ctx
-            .name()
-            .map_err(|e| Error::driver("cuDeviceGetName", e))?,
-        compute_capability: (major as u32, minor as u32),
-        total_memory: ctx
-            .total_mem()
-            .map_err(|e| Error::driver("cuDeviceTotalMem", e))?,
-        multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
-        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
-        max_grid_x: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
-        max_grid_yz: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
-        shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as usize,
-        shared_per_block_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
-            as usize,
-        l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
-        // DDR: two transfers per clock.
-        peak_bandwidth: 2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0,
-    })
 }
 
 #[cfg(test)]

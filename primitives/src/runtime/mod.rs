@@ -5,16 +5,20 @@
 mod buffer;
 pub mod cache;
 mod compile;
+mod device;
 mod gpu;
 mod module;
+mod ptr;
 mod scratch;
 mod timer;
 
-pub use buffer::{DeviceBuffer, DevicePtr};
+pub use buffer::DeviceBuffer;
 pub use compile::{
     compile, nvrtc_available, nvrtc_version, Compiled, Defines, KernelSource, Policy,
 };
-pub use gpu::{DeviceInfo, Gpu};
+pub use device::DeviceInfo;
+pub use gpu::Gpu;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
+pub use ptr::DevicePtr;
 pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};
 pub use timer::{median, GpuTimer};

@@ -7,13 +7,13 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaFunction, CudaModule};
 
-use super::buffer::DevicePtr;
-use super::gpu::Gpu;
+use super::device::Device;
+use super::ptr::DevicePtr;
 use crate::error::{Error, Result};
 
 /// A module compiled for one device: the kernels of one `.cu` file under one set of defines.
 pub struct Module {
-    gpu: Gpu,
+    device: Arc<Device>,
     file: &'static str,
     module: Arc<CudaModule>,
     kernels: Mutex<HashMap<String, Arc<KernelInner>>>,
@@ -36,7 +36,7 @@ struct KernelInner {
 /// One `extern "C" __global__` function of a [`Module`]. Cheap to clone.
 #[derive(Clone)]
 pub struct Kernel {
-    gpu: Gpu,
+    device: Arc<Device>,
     inner: Arc<KernelInner>,
 }
 
@@ -49,9 +49,9 @@ impl std::fmt::Debug for Kernel {
 }
 
 impl Module {
-    pub(crate) fn new(gpu: Gpu, file: &'static str, module: Arc<CudaModule>) -> Self {
+    pub(crate) fn new(device: Arc<Device>, file: &'static str, module: Arc<CudaModule>) -> Self {
         Module {
-            gpu,
+            device,
             file,
             module,
             kernels: Mutex::new(HashMap::new()),
@@ -63,7 +63,7 @@ impl Module {
         let mut map = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = map.get(name) {
             return Ok(Kernel {
-                gpu: self.gpu.clone(),
+                device: self.device.clone(),
                 inner: k.clone(),
             });
         }
@@ -84,7 +84,7 @@ impl Module {
         });
         map.insert(name.to_string(), inner.clone());
         Ok(Kernel {
-            gpu: self.gpu.clone(),
+            device: self.device.clone(),
             inner,
         })
     }
@@ -203,7 +203,7 @@ impl Kernel {
 
     /// Checks `cfg` against the device's and this kernel's limits.
     pub fn check(&self, cfg: &LaunchConfig) -> Result<()> {
-        let info = self.gpu.info();
+        let info = &self.device.info;
         let fail = |what: String| {
             Err(Error::LaunchLimit {
                 kernel: self.inner.name.clone(),
@@ -252,9 +252,9 @@ impl Kernel {
     /// exiting.
     pub unsafe fn launch(&self, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
         self.check(&cfg)?;
-        self.gpu.bind()?;
+        self.device.bind()?;
         let dynamic = cfg.shared_bytes as usize;
-        if dynamic + self.inner.static_shared > self.gpu.info().shared_per_block {
+        if dynamic + self.inner.static_shared > self.device.info.shared_per_block {
             let mut set = self
                 .inner
                 .dynamic_shared_set
@@ -280,7 +280,7 @@ impl Kernel {
             op,
             message: format!("`{}`: {e}", self.inner.name),
         };
-        if cfg.dependent && self.gpu.dependent_launch() {
+        if cfg.dependent && self.device.dependent_launch {
             // SAFETY: as below; the caller guarantees the kernel waits on its predecessor
             // (grid_dependency_wait) before using memory earlier work uses.
             return unsafe { self.launch_dependent(&cfg, &mut params) }
@@ -294,7 +294,7 @@ impl Kernel {
                 cfg.grid,
                 cfg.block,
                 cfg.shared_bytes,
-                self.gpu.cu_stream(),
+                self.device.cu_stream(),
                 &mut params,
             )
         }
@@ -324,7 +324,7 @@ impl Kernel {
             blockDimY: cfg.block.1,
             blockDimZ: cfg.block.2,
             sharedMemBytes: cfg.shared_bytes,
-            hStream: self.gpu.cu_stream(),
+            hStream: self.device.cu_stream(),
             attrs: &mut attr,
             numAttrs: 1,
         };

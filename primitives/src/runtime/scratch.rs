@@ -54,6 +54,17 @@ impl<T> Clone for Region<T> {
 }
 impl<T> Copy for Region<T> {}
 
+/// An empty region at offset 0 (a placeholder for a region a plan does not use).
+impl<T> Default for Region<T> {
+    fn default() -> Self {
+        Region {
+            offset: 0,
+            len: 0,
+            _t: PhantomData,
+        }
+    }
+}
+
 impl ScratchLayout {
     /// An empty layout.
     pub fn new() -> Self {
@@ -118,6 +129,11 @@ impl<T> Region<T> {
     /// Bytes of the region.
     pub fn bytes(&self) -> usize {
         self.len * std::mem::size_of::<T>()
+    }
+    /// The region's bytes in the scratch buffer, as a range (for byte-wise fills and copies of
+    /// a `DeviceBuffer<u8>`).
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.bytes()
     }
     /// The region's device address inside `scratch`, a buffer of at least the layout's bytes.
     pub fn ptr(&self, scratch: &DeviceBuffer<u8>) -> DevicePtr<T> {

@@ -27,6 +27,7 @@ impl GpuTimer {
     pub fn new(gpu: &Gpu) -> Result<Self> {
         let ev = || {
             gpu.inner
+                .device
                 .ctx
                 .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(|e| Error::driver("cuEventCreate", e))
@@ -40,13 +41,13 @@ impl GpuTimer {
     /// Records the start event on the stream.
     pub fn start(&self) -> Result<()> {
         self.start
-            .record(&self.gpu.inner.stream)
+            .record(&self.gpu.inner.device.stream)
             .map_err(|e| Error::driver("cuEventRecord", e))
     }
     /// Records the stop event, waits for it, and returns the milliseconds since `start`.
     pub fn stop(&self) -> Result<f64> {
         self.stop
-            .record(&self.gpu.inner.stream)
+            .record(&self.gpu.inner.device.stream)
             .map_err(|e| Error::driver("cuEventRecord", e))?;
         self.stop
             .synchronize()

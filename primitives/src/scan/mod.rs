@@ -75,9 +75,9 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::key::SortKey;
-use crate::reduce::{Scratch, ScratchLayout};
 use crate::runtime::{
     Defines, DeviceBuffer, DevicePtr, Gpu, KernelArgs, KernelSource, LaunchConfig, Module, Policy,
+    Region, Scratch, ScratchLayout,
 };
 
 /// The scan kernels (`scan.cu`).
@@ -256,7 +256,11 @@ pub fn scan_in_place_with_scratch<K: SortKey>(
 /// device's memory pool.
 pub fn scratch_bytes<K: SortKey>(gpu: &Gpu, n: usize, variant: ScanVariant) -> usize {
     let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
-    Plan::new::<K>(&policy, variant, n).layout.bytes()
+    // A size past usize (never, for keys that fit in memory) asks for what no buffer holds.
+    Plan::new::<K>(&policy, variant, n)
+        .layout
+        .bytes()
+        .unwrap_or(usize::MAX)
 }
 
 /// Where one scan keeps its temporaries.
@@ -264,22 +268,22 @@ struct Plan {
     layout: ScratchLayout,
     /// Hierarchical and work-efficient: the tile totals of each level that has more than one
     /// tile (level 0 scans the keys, level i + 1 the totals of level i), as (tiles, offset).
-    levels: Vec<(usize, usize)>,
+    levels: Vec<(usize, Region<u8>)>,
     /// Fast: the tile count, the status words (tiles + 1, zeroed per call) and the 8-byte
     /// keys' values (2 per tile).
     tiles: usize,
-    status: usize,
-    values: usize,
+    status: Region<u64>,
+    values: Region<u8>,
 }
 
 impl Plan {
     fn new<K: SortKey>(policy: &ScanPolicy, variant: ScanVariant, n: usize) -> Self {
         let mut plan = Plan {
-            layout: ScratchLayout::default(),
+            layout: ScratchLayout::new(),
             levels: Vec::new(),
             tiles: 0,
-            status: 0,
-            values: 0,
+            status: Region::default(),
+            values: Region::default(),
         };
         if n == 0 || variant.max_len().is_some_and(|max| n > max) {
             return plan;
@@ -294,16 +298,16 @@ impl Plan {
                     if tiles <= 1 {
                         break;
                     }
-                    let offset = plan.layout.take::<K::Bits>(tiles);
+                    let offset = plan.layout.region::<u8>(tiles * K::SIZE);
                     plan.levels.push((tiles, offset));
                     m = tiles;
                 }
             }
             ScanVariant::Fast => {
                 plan.tiles = n.div_ceil(policy.tile_items());
-                plan.status = plan.layout.take::<u64>(plan.tiles + 1);
+                plan.status = plan.layout.region::<u64>(plan.tiles + 1);
                 let values = if K::SIZE == 8 { 2 * plan.tiles } else { 0 };
-                plan.values = plan.layout.take::<K::Bits>(values);
+                plan.values = plan.layout.region::<u8>(values * K::SIZE);
             }
         }
         plan
@@ -337,7 +341,7 @@ fn run<K: SortKey>(
         .copied()
         .unwrap_or_else(|| ScanPolicy::for_device(gpu, variant, K::SIZE));
     let plan = Plan::new::<K>(&policy, variant, n);
-    let scratch = Scratch::get(gpu, scratch, plan.layout.bytes(), "this scan")?;
+    let scratch = Scratch::get(gpu, scratch, plan.layout.bytes()?, "this scan")?;
     if n == 0 {
         return Ok(());
     }
@@ -397,12 +401,8 @@ struct Launcher<'a> {
 }
 
 impl Launcher<'_> {
-    fn grid(&self, blocks: usize) -> u32 {
-        blocks.clamp(1, self.gpu.info().max_grid_x as usize) as u32
-    }
-
     fn config(&self, blocks: usize) -> LaunchConfig {
-        LaunchConfig::linear(self.grid(blocks), self.policy.block_threads)
+        LaunchConfig::linear(self.gpu.grid_blocks(blocks), self.policy.block_threads)
     }
 
     /// Naive and double-buffered: one block (n is within the variant's limit).
@@ -431,7 +431,7 @@ impl Launcher<'_> {
         self.plan
             .levels
             .get(depth)
-            .map(|&(tiles, offset)| (tiles, self.scratch.at(offset)))
+            .map(|&(tiles, region)| (tiles, self.scratch.ptr(region).cast()))
     }
 
     /// Work-efficient (one tile) and hierarchical (any length): Blelloch scans of tiles, the
@@ -525,14 +525,13 @@ impl Launcher<'_> {
             )));
         }
         // Word 0: the tile counter; then one status word per tile; all zero (invalid).
-        let status_bytes = (tiles + 1) * std::mem::size_of::<u64>();
         self.scratch
-            .buffer()
-            .fill_bytes_range(self.plan.status..self.plan.status + status_bytes, 0)?;
+            .buffer_mut()
+            .fill_bytes_range(self.plan.status.byte_range(), 0)?;
         // 8-byte keys: aggregates, then inclusive prefixes, one each per tile (4-byte keys pack
         // them into the status words).
-        let status: DevicePtr<u64> = self.scratch.at(self.plan.status);
-        let values: DevicePtr<K::Bits> = self.scratch.at(self.plan.values);
+        let status: DevicePtr<u64> = self.scratch.ptr(self.plan.status);
+        let values: DevicePtr<K::Bits> = self.scratch.ptr(self.plan.values).cast();
         let kernel = self.module.kernel("scan_fast")?;
         let mut args = KernelArgs::new();
         args.ptr(input)
