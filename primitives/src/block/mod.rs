@@ -245,16 +245,8 @@ fn temp_bytes_of(gpu: &Gpu, module: &Module, defines: &Defines) -> Result<TempBy
 /// untouched. An empty buffer is a no-op.
 ///
 /// # Performance
-/// NVIDIA H100 80GB HBM3, 2^24 random `u32` keys, one call (CUDA events, median of 7;
-/// `sort_tiles_throughput` in `tests/gpu_block.rs`), Gkeys/s, keys only / with `u32` values:
-///
-/// | tile | radix | bitonic | merge |
-/// | --- | --- | --- | --- |
-/// | 2048 | 84 / 57 | 80 / 35 | 98 / 61 |
-/// | 8192 | 76 / 41 | 52 / 21 | 68 / 32 |
-///
-/// A device-to-device copy of the same keys took 0.09 ms in the same run (about 180 Gkeys/s):
-/// the tile sorts are bound by shared memory and instructions, not by DRAM.
+/// 52 to 98 Gkeys/s on an H100 (2^24 random `u32` keys, tiles of 2048 and 8192; the table is in
+/// `primitives/README.md`): bound by shared memory and instructions, not by DRAM.
 ///
 /// # Example
 /// ```no_run

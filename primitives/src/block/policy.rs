@@ -27,17 +27,13 @@ pub const MAX_TILE_8B: usize = 8192;
 /// The widest digit [`crate::block::histogram`] counts: 256 bins per tile.
 pub const HISTOGRAM_MAX_BITS: u32 = 8;
 
-/// Bytes of keys per thread the policy aims for: 64, i.e. 16 four-byte or 8 eight-byte keys.
-/// Measured on an H100 (`sort_tiles_throughput` in tests/gpu_block.rs), 2^24 random `u32`, tiles
-/// of 2048, Gkeys/s for radix / bitonic / merge: 512 × 4: 48 / 38 / 54; 256 × 8: 68 / 49 / 77;
-/// 128 × 16: 84 / 54 / 98. Tiles of 8192: 1024 × 8: 53 / 31 / 58; 512 × 16: 76 / 29 / 68;
-/// 256 × 32: 79 / 51 / 60. Eight-byte keys take the same register bytes.
+/// Bytes of keys per thread the policy aims for: 64, i.e. 16 four-byte or 8 eight-byte keys (the
+/// fastest shapes of the sweep in `primitives/README.md`; H100, tiles of 2048 as 128 × 16: 84 /
+/// 54 / 98 Gkeys/s radix / bitonic / merge). Eight-byte keys take the same register bytes.
 const TARGET_KEY_BYTES: usize = 64;
 /// The bitonic network's target: 128 bytes (32 four-byte keys) per thread, since every step of
-/// partner distance below the thread's chunk runs in registers without a __syncthreads().
-/// Same measurement: tiles of 2048 as 64 × 32: 80 Gkeys/s (54 as 128 × 16); tiles of 8192 as
-/// 256 × 32: 52 (29 as 512 × 16). With `u32` values the wider shape is a little slower (2048:
-/// 35 against 40; 8192: 21 against 22), a price kept for the keys' gain.
+/// partner distance below the thread's chunk runs in registers without a __syncthreads() (H100,
+/// tiles of 2048 as 64 × 32: 80 Gkeys/s against 54 as 128 × 16; `primitives/README.md`).
 const BITONIC_KEY_BYTES: usize = 128;
 /// The smallest block (one warp).
 const MIN_THREADS: usize = 32;

@@ -39,18 +39,9 @@
 //! form for pipelines, and the one `sortlab bench primitives` times against CUB.
 //!
 //! # Performance
-//! NVIDIA H200, 2^28 `u32` keys (1 GiB), sum, kernel only (CUDA events around 20 back-to-back
-//! launches): [`ReduceVariant::Fast`] 0.240 ms, 4.47 TB/s read (a device-to-device copy moved
-//! 4.19 TB/s read + written in the same run). Whole calls, allocations and download included:
-//! interleaved 1.78 ms, sequential 1.59, first-add 1.02, unrolled 0.82, fast 0.44; each call
-//! also pays about 50 µs of host time looking up its module. `sortlab bench primitives` reports
-//! these beside CUB's DeviceReduce.
-//!
-//! NVIDIA H100 80GB HBM3 (2026-11-24), device-resident calls with caller scratch against CUB 13's
-//! `DeviceReduce` in the same run (`scripts/bench-gpu primitives`, median of 20), u32 keys,
-//! sortlab/CUB: sum 1.44 / 1.84 / 1.07 / 1.01 and min 1.05 / 1.02 / 1.00 / 1.00 at 2^16 / 2^20 /
-//! 2^24 / 2^28 keys; at 2^28 the sum reads 3.02 TB/s (a device-to-device copy: 2.99 TB/s read
-//! + written).
+//! [`ReduceVariant::Fast`] reads at the device-to-device copy rate and at 1.00 to 1.84 times
+//! CUB's `DeviceReduce` (H100, u32, 2^16 to 2^28 keys): the table, the device and the command
+//! are in `primitives/README.md`. `sortlab bench primitives` measures it.
 //!
 //! # Example
 //! ```no_run

@@ -20,11 +20,8 @@ pub struct ReducePolicy {
 const CLASSIC_BLOCK_THREADS: u32 = 256;
 /// Fast reduce: 256 threads, 8 blocks per multiprocessor (2048 threads, full occupancy), 4
 /// vector loads in flight per thread (64 bytes): 128 KiB in flight per multiprocessor, well over
-/// the bandwidth-latency product of an H100/H200 (about 22 KiB per SM).
-/// Measured and not kept (H100, 2^28 u32, median of 20, 2026-11-24): 8 vectors in flight, 0.353
-/// to 0.354 ms against 0.351 for 4; loads asking the L2 for whole 256-byte sector groups
-/// (`ld.global.nc.L2::256B`), 0.352 (4) and 0.354 to 0.361 (8). Every form reads at the copy
-/// rate or a little above (3.03 to 3.06 TB/s), as CUB's DeviceReduce does.
+/// the bandwidth-latency product of an H100/H200 (about 22 KiB per SM); it reads at the copy rate
+/// (more in flight measured no faster: `primitives/README.md`).
 const FAST_BLOCK_THREADS: u32 = 256;
 const FAST_UNROLL: u32 = 4;
 const FAST_BLOCKS_PER_SM: u32 = 8;

@@ -177,13 +177,11 @@ impl Gpu {
     ///
     /// The pool keeps freed memory for later buffers, but a buffer that finds no room in it
     /// makes the driver map new device memory, in the host's part of the call that asks for the
-    /// buffer: measured on an H100, about 1.1 to 1.5 ms for two buffers of 1 GiB. Calls whose
+    /// buffer (about a millisecond per GiB on an H100: `primitives/README.md`). Calls whose
     /// scratch buffers outgrow the pool (a sort of 2^28 key-value pairs takes 2 GiB of scratch
-    /// each call) pay that in their first few calls, until the pool has grown to what they
-    /// use: roughsort's `rough_sort_pairs` of 2^28 u32 pairs (k = 16) took 4.0 to 4.5 ms in its
-    /// 2nd to 4th call against 2.70 ms afterwards, and 2.70 ms in every call once 8 GiB had been
-    /// reserved. Reserve once, before timed or latency-critical work, what the calls' scratch
-    /// buffers and the buffers still to be allocated will take.
+    /// each call) pay that in their first few calls, until the pool has grown to what they use.
+    /// Reserve once, before timed or latency-critical work, what the calls' scratch buffers and
+    /// the buffers still to be allocated will take.
     ///
     /// Returns [`Error::OutOfMemory`] when the device cannot hold `bytes` more; the pool then
     /// keeps what it had.

@@ -35,17 +35,9 @@
 //! needed, and nothing runs.
 //!
 //! # Performance
-//! NVIDIA H200, exclusive sum of 1 GiB of keys, kernel only: [`ScanVariant::Fast`] 0.77 ms for
-//! `u32` (2.78 TB/s read + written), 0.92 ms for `u64` (2.35 TB/s); a device-to-device copy
-//! moved 4.19 TB/s. Whole calls on 2^28 `u32`: hierarchical 2.67 ms, fast (before its tile
-//! tuning) 1.53 ms, forward and reverse alike. `sortlab bench primitives` reports these beside
-//! CUB's DeviceScan.
-//!
-//! NVIDIA H100 80GB HBM3 (2026-11-24), tiles of [`ScanPolicy`] moved by bulk copies, u32 keys,
-//! whole call with caller scratch against CUB 13's `DeviceScan` in the same run
-//! (`scripts/bench-gpu primitives`, median of 10), sortlab/CUB: exclusive sum 1.067 / 1.041 and
-//! inclusive sum 1.032 / 1.030 at 2^24 / 2^28 keys (2^28: 0.857 ms, 2.50 TB/s read + written,
-//! 0.84 of a copy of the same bytes; before the bulk copies 0.90 ms, 0.97 to 0.99 of CUB).
+//! [`ScanVariant::Fast`] runs at 0.84 of the device-to-device copy rate of the same bytes and
+//! at 1.03 to 1.07 times CUB's `DeviceScan` (H100, u32, 2^24 and 2^28 keys): the table, the
+//! device and the command are in `primitives/README.md`. `sortlab bench primitives` measures it.
 //!
 //! # Example
 //! ```no_run
