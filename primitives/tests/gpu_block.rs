@@ -19,13 +19,15 @@
 //! The reference is written here (a stable `sort_by` on ordered bits, tile by tile): the CPU
 //! engine `sortlab-cpu-reference` depends on this crate, so it cannot be a dev-dependency.
 
-use rand::{Rng, SeedableRng};
+mod common;
+
+use common::{compile_failure, gpu, random_key, rng_for, same_bits, Specials};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::block::{
     self, histogram, sort_tiles, sort_tiles_pairs, BlockSortAlgo, BlockSortPolicy, HistogramAlgo,
 };
 use sortlab_primitives::reduce::{self, ReduceKey, ReduceOp, ReduceVariant};
-use sortlab_primitives::runtime::compile;
 use sortlab_primitives::scan::{self, Direction, ScanKind, ScanOp, ScanVariant};
 use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KeyBits, LaunchConfig, Order, SortKey,
@@ -38,9 +40,10 @@ use sortlab_primitives::{
 fn compile_config<K: SortKey, V: SortValue>(tile: usize) {
     let policy = BlockSortPolicy::for_tile(tile, K::SIZE).unwrap();
     let defines = block::module_defines::<K, V>(&policy);
-    match compile(&block::SOURCE, &defines, "sm_90") {
-        Ok(c) => assert!(c.log.is_empty(), "{defines:?} warnings:\n{}", c.log),
-        Err(e) => panic!("{defines:?}: {e}"),
+    if let Some(failure) =
+        compile_failure(&block::SOURCE, &defines, "sm_90", &format!("{defines:?}"))
+    {
+        panic!("{failure}");
     }
 }
 
@@ -62,66 +65,9 @@ fn tile_module_i32_1792_compiles() {
 // ---------------------------------------------------------------------------------------------
 // Keys, patterns, references.
 
-fn seed(test: &str) -> u64 {
-    let s = std::env::var("SORTLAB_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("{test}: seed = {s} (set SORTLAB_SEED={s} to reproduce)");
-    s
-}
-
-fn rng_for(test: &str) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed(test))
-}
-
 /// A key type under test.
-trait TestKey: SortKey {
-    /// Keys whose order and bits are interesting: extremes, 0, ±1, and for floats ±NaN (with
-    /// payloads), ±inf, ±0.0, subnormals.
-    fn specials() -> Vec<Self>;
-}
-
-macro_rules! test_key_int {
-    ($($t:ty),*) => {$(
-        impl TestKey for $t {
-            fn specials() -> Vec<Self> {
-                vec![<$t>::MIN, <$t>::MAX, 0, 1, <$t>::MAX / 2, (<$t>::MIN / 2).wrapping_sub(1)]
-            }
-        }
-    )*};
-}
-test_key_int!(u32, i32, u64, i64);
-
-macro_rules! test_key_float {
-    ($($t:ident),*) => {$(
-        impl TestKey for $t {
-            fn specials() -> Vec<Self> {
-                vec![
-                    $t::NAN,
-                    -$t::NAN,
-                    $t::from_bits($t::NAN.to_bits() | 1),
-                    $t::INFINITY,
-                    $t::NEG_INFINITY,
-                    0.0,
-                    -0.0,
-                    1.0,
-                    -1.0,
-                    $t::MIN_POSITIVE / 2.0,
-                    -$t::MIN_POSITIVE / 2.0,
-                    $t::MAX,
-                    $t::MIN,
-                ]
-            }
-        }
-    )*};
-}
-test_key_float!(f32, f64);
+trait TestKey: Specials {}
+impl<K: Specials> TestKey for K {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pattern {
@@ -147,10 +93,6 @@ const PATTERNS: [Pattern; 7] = [
     Pattern::Descending,
     Pattern::FewDistinct,
 ];
-
-fn random_key<K: SortKey>(rng: &mut ChaCha8Rng) -> K {
-    K::from_ordered_bits(<K::Bits as KeyBits>::from_u64(rng.gen()))
-}
 
 fn keys_of<K: TestKey>(rng: &mut ChaCha8Rng, p: Pattern, n: usize) -> Vec<K> {
     let specials = K::specials();
@@ -186,16 +128,8 @@ fn tile_sort_perm<K: SortKey>(keys: &[K], tile: usize, order: Order) -> Vec<usiz
     perm
 }
 
-fn same_bits<K: SortKey>(a: K, b: K) -> bool {
-    a.to_ordered_bits() == b.to_ordered_bits()
-}
-
 fn first_difference<K: SortKey>(got: &[K], want: impl Fn(usize) -> K) -> Option<usize> {
     (0..got.len()).find(|&i| !same_bits(got[i], want(i)))
-}
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -597,11 +531,11 @@ fn check_radix_digits<K: TestKey>(g: &Gpu, rng: &mut ChaCha8Rng, policy_tile: us
                         .ptr(counts.ptr())
                         .push(n as u64)
                         .push(tile as u64)
-                        .push(order.is_descending() as u32)
+                        .push(order.flip::<K::Bits>())
                         .push(begin)
                         .push(end);
                     // SAFETY: arguments match `tile_radix_digits(const Key*, Key*, u32*, u32*,
-                    // u64, u64, u32, u32, u32)`; in/out hold n keys, offsets and counts
+                    // u64, u64, Bits, u32, u32)`; in/out hold n keys, offsets and counts
                     // 2^RADIX_BITS per tile; tile <= cap; shared memory as reported.
                     unsafe {
                         kernel

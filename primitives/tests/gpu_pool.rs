@@ -3,11 +3,10 @@
 //! that no other test's buffers come and go in it meanwhile. Run on a CUDA machine with
 //! `scripts/gpu-check`.
 
-use sortlab_primitives::{DeviceBuffer, Error, Gpu};
+mod common;
 
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
+use common::gpu;
+use sortlab_primitives::{DeviceBuffer, Error};
 
 #[test]
 #[ignore = "needs a CUDA device"]

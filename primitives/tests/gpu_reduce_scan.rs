@@ -14,19 +14,21 @@
 //! within the classic bound for any summation order, `|gpu - exact| <= m * eps * sum(|x|)` with
 //! `m` terms, `eps` the type's machine epsilon and `exact` a compensated (Neumaier) f64 sum.
 
-use rand::{Rng, SeedableRng};
+mod common;
+
+use common::{assert_configs_compile, gpu, random_key, rng_for, same_bits, Specials};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::reduce::{
     self, reduce_max, reduce_max_into, reduce_min, reduce_min_into, reduce_min_max,
     reduce_min_max_into, reduce_sum, reduce_sum_into, ReduceKey, ReduceOp, ReducePolicy,
     ReduceVariant,
 };
-use sortlab_primitives::runtime::compile;
 use sortlab_primitives::scan::{
     self, scan, scan_in_place, Direction, ScanKind, ScanOp, ScanPolicy, ScanVariant,
 };
 use sortlab_primitives::{
-    DeviceBuffer, Error, Gpu, KernelArgs, KernelSource, KeyBits, LaunchConfig, SortKey,
+    DeviceBuffer, Error, Gpu, KernelArgs, KernelSource, LaunchConfig, SortKey,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -36,35 +38,25 @@ use sortlab_primitives::{
 const CC: (u32, u32) = (9, 0);
 
 fn compile_reduce_configs<K: ReduceKey>() {
-    let mut failures = Vec::new();
+    let mut configs = Vec::new();
     for variant in ReduceVariant::ALL {
         for op in ReduceOp::ALL {
             let policy = ReducePolicy::for_variant(variant, K::SIZE, CC);
-            let defines = reduce::module_defines::<K>(op, variant, &policy);
-            match compile(&reduce::SOURCE, &defines, "sm_90") {
-                Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
-                Ok(c) => failures.push(format!("{defines:?} warnings:\n{}", c.log)),
-                Err(e) => failures.push(format!("{defines:?}: {e}")),
-            }
+            configs.push(reduce::module_defines::<K>(op, variant, &policy));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_configs_compile(&reduce::SOURCE, configs);
 }
 
 fn compile_scan_configs<K: SortKey>() {
-    let mut failures = Vec::new();
+    let mut configs = Vec::new();
     for variant in ScanVariant::ALL {
         for op in ScanOp::ALL {
             let policy = ScanPolicy::for_variant(variant, K::SIZE, CC);
-            let defines = scan::module_defines::<K>(op, variant, &policy);
-            match compile(&scan::SOURCE, &defines, "sm_90") {
-                Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
-                Ok(c) => failures.push(format!("{defines:?} warnings:\n{}", c.log)),
-                Err(e) => failures.push(format!("{defines:?}: {e}")),
-            }
+            configs.push(scan::module_defines::<K>(op, variant, &policy));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_configs_compile(&scan::SOURCE, configs);
 }
 
 macro_rules! compile_tests {
@@ -119,69 +111,19 @@ fn limits_and_names() {
 // Host references.
 
 /// A key type under test, with what the comparisons need.
-trait TestKey: ReduceKey {
+trait TestKey: ReduceKey + Specials {
     /// Machine epsilon of a float type (0 for integers).
     const EPS: f64;
-    /// Keys whose order, signs and bit patterns are interesting: extremes, 0, ±1, and for floats
-    /// ±NaN, ±inf, ±0.0, subnormals.
-    fn specials() -> Vec<Self>;
 }
 
-macro_rules! test_key_int {
-    ($($t:ty),*) => {$(
+macro_rules! test_key {
+    ($($t:ident: $eps:expr),*) => {$(
         impl TestKey for $t {
-            const EPS: f64 = 0.0;
-            fn specials() -> Vec<Self> {
-                vec![<$t>::MIN, <$t>::MAX, 0, 1, <$t>::MAX / 2, (<$t>::MIN / 2).wrapping_sub(1)]
-            }
+            const EPS: f64 = $eps;
         }
     )*};
 }
-test_key_int!(u32, i32, u64, i64);
-
-macro_rules! test_key_float {
-    ($($t:ident),*) => {$(
-        impl TestKey for $t {
-            const EPS: f64 = $t::EPSILON as f64;
-            fn specials() -> Vec<Self> {
-                vec![
-                    $t::NAN,
-                    -$t::NAN,
-                    $t::from_bits($t::NAN.to_bits() | 1),
-                    $t::INFINITY,
-                    $t::NEG_INFINITY,
-                    0.0,
-                    -0.0,
-                    1.0,
-                    -1.0,
-                    $t::MIN_POSITIVE / 2.0,
-                    -$t::MIN_POSITIVE / 2.0,
-                    $t::MAX,
-                    $t::MIN,
-                ]
-            }
-        }
-    )*};
-}
-test_key_float!(f32, f64);
-
-fn seed(test: &str) -> u64 {
-    let s = std::env::var("SORTLAB_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("{test}: seed = {s} (set SORTLAB_SEED={s} to reproduce)");
-    s
-}
-
-fn rng_for(test: &str) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed(test))
-}
+test_key!(u32: 0.0, i32: 0.0, u64: 0.0, i64: 0.0, f32: f32::EPSILON as f64, f64: f64::EPSILON);
 
 /// Keys for sums: full-range integers (sums wrap where the type wraps), floats in ±1000 with a
 /// spread of magnitudes (no overflow, so the bound applies).
@@ -192,7 +134,7 @@ fn sum_keys<K: TestKey>(rng: &mut ChaCha8Rng, n: usize) -> Vec<K> {
                 let mag = 10f64.powi(rng.gen_range(-3..=3));
                 K::from_f64(rng.gen_range(-1.0..1.0) * mag)
             } else {
-                K::from_ordered_bits(<K::Bits as KeyBits>::from_u64(rng.gen()))
+                random_key(rng)
             }
         })
         .collect()
@@ -207,7 +149,7 @@ fn order_keys<K: TestKey>(rng: &mut ChaCha8Rng, n: usize, few: bool) -> Vec<K> {
             if few || rng.gen_ratio(1, 50) {
                 specials[rng.gen_range(0..specials.len())]
             } else {
-                K::from_ordered_bits(<K::Bits as KeyBits>::from_u64(rng.gen()))
+                random_key(rng)
             }
         })
         .collect()
@@ -261,10 +203,6 @@ fn min_by_total<K: SortKey>(a: K, b: K) -> K {
     } else {
         a
     }
-}
-
-fn same_bits<K: SortKey>(a: K, b: K) -> bool {
-    a.to_ordered_bits() == b.to_ordered_bits()
 }
 
 /// The reference scan, sequentially over the logical order (exact for every operator on
@@ -375,10 +313,6 @@ fn verify_scan<K: TestKey>(
 
 // ---------------------------------------------------------------------------------------------
 // GPU checks.
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
 
 /// Every length of DESIGN.md §5 up to 2^20 + 7.
 const LENGTHS: &[usize] = &[
@@ -507,6 +441,17 @@ fn check_reduce_order<K: TestKey>(g: &Gpu, host: &[K], d: &DeviceBuffer<K>, v: R
     );
 }
 
+/// One `#[test]` per key type running `$suite::<$t>(test name, big)`, on a CUDA device.
+macro_rules! suite_tests {
+    ($suite:ident: $($name:ident: $t:ty, $big:expr;)*) => {$(
+        #[test]
+        #[ignore = "needs a CUDA device"]
+        fn $name() {
+            $suite::<$t>(stringify!($name), $big);
+        }
+    )*};
+}
+
 fn reduce_suite<K: TestKey>(test: &str, big: bool) {
     let g = gpu();
     let mut rng = rng_for(test);
@@ -532,35 +477,14 @@ fn reduce_suite<K: TestKey>(test: &str, big: bool) {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_u32() {
-    reduce_suite::<u32>("reduce_u32", true);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_i32() {
-    reduce_suite::<i32>("reduce_i32", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_f32() {
-    reduce_suite::<f32>("reduce_f32", true);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_u64() {
-    reduce_suite::<u64>("reduce_u64", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_i64() {
-    reduce_suite::<i64>("reduce_i64", true);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn reduce_f64() {
-    reduce_suite::<f64>("reduce_f64", true);
+suite_tests! {
+    reduce_suite:
+    reduce_u32: u32, true;
+    reduce_i32: i32, false;
+    reduce_f32: f32, true;
+    reduce_u64: u64, false;
+    reduce_i64: i64, true;
+    reduce_f64: f64, true;
 }
 
 #[test]
@@ -731,35 +655,14 @@ fn scan_suite<K: TestKey>(test: &str, big: bool) {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_u32() {
-    scan_suite::<u32>("scan_u32", true);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_i32() {
-    scan_suite::<i32>("scan_i32", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_f32() {
-    scan_suite::<f32>("scan_f32", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_u64() {
-    scan_suite::<u64>("scan_u64", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_i64() {
-    scan_suite::<i64>("scan_i64", false);
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn scan_f64() {
-    scan_suite::<f64>("scan_f64", true);
+suite_tests! {
+    scan_suite:
+    scan_u32: u32, true;
+    scan_i32: i32, false;
+    scan_f32: f32, false;
+    scan_u64: u64, false;
+    scan_i64: i64, false;
+    scan_f64: f64, true;
 }
 
 #[test]

@@ -2,30 +2,15 @@
 //! limits, the module caches, and the device key map against the host map for every key type.
 //! Run on a CUDA machine with `scripts/gpu-check`.
 
-use rand::{Rng, SeedableRng};
+mod common;
+
+use common::{gpu, rng_for};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::key_map::{from_ordered_bits, to_ordered_bits};
 use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, GpuTimer, KernelArgs, KernelSource, LaunchConfig, Order, SortKey,
 };
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
-
-fn seed() -> u64 {
-    let s = std::env::var("SORTLAB_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("seed = {s} (set SORTLAB_SEED={s} to reproduce)");
-    s
-}
 
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -46,7 +31,7 @@ fn device_opens_and_reports_itself() {
 #[ignore = "needs a CUDA device"]
 fn round_trips_of_every_length_class() {
     let g = gpu();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed());
+    let mut rng = rng_for("round_trips_of_every_length_class");
     for n in [0usize, 1, 2, 31, 32, 33, 1023, 1025, 1 << 20, (1 << 22) + 3] {
         let host: Vec<u64> = (0..n).map(|_| rng.gen()).collect();
         let d = DeviceBuffer::from_host(&g, &host).unwrap();
@@ -310,7 +295,7 @@ use sortlab_primitives::KeyBits as _;
 #[ignore = "needs a CUDA device"]
 fn device_key_map_equals_host_map_for_every_key_type() {
     let g = gpu();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed());
+    let mut rng = rng_for("device_key_map_equals_host_map_for_every_key_type");
     check_key_map::<u32>(&g, &mut rng);
     check_key_map::<i32>(&g, &mut rng);
     check_key_map::<f32>(&g, &mut rng);

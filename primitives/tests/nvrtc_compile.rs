@@ -5,7 +5,11 @@
 //! per-algorithm tests compile the other configurations. `bench/anchors` holds host programs
 //! for `nvcc`, not NVRTC kernels, and is skipped.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::compile_failure;
 
 use sortlab_primitives::runtime::{compile, nvrtc_available, nvrtc_version};
 use sortlab_primitives::{Defines, KernelSource};
@@ -72,11 +76,9 @@ fn every_kernel_file_compiles_for_sm80_and_sm90_without_warnings() {
                 .into_boxed_str(),
         );
         for arch in ["sm_80", "sm_90"] {
-            match compile(&KernelSource::new(name, code), &Defines::new(), arch) {
-                Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
-                Ok(c) => failures.push(format!("{name} ({arch}) warnings:\n{}", c.log)),
-                Err(e) => failures.push(format!("{name} ({arch}): {e}")),
-            }
+            let source = KernelSource::new(name, code);
+            let what = format!("{name} ({arch})");
+            failures.extend(compile_failure(&source, &Defines::new(), arch, &what));
         }
         eprintln!("compiled {name}");
     }
