@@ -14,6 +14,8 @@ use std::fmt;
 use std::hash::Hash;
 use std::str::FromStr;
 
+use crate::runtime::KernelScalar;
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -32,7 +34,7 @@ device_copy!(u8, i8, u16, i16, u32, i32, f32, u64, i64, f64);
 
 /// The unsigned word a key maps to: `u32` for 4-byte keys, `u64` for 8-byte keys.
 pub trait KeyBits:
-    sealed::Sealed + DeviceCopy + Ord + Hash + fmt::Debug + fmt::LowerHex + Default
+    sealed::Sealed + DeviceCopy + KernelScalar + Ord + Hash + fmt::Debug + fmt::LowerHex + Default
 {
     /// Width of the word in bits (32 or 64).
     const BITS: u32;

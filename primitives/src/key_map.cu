@@ -15,18 +15,17 @@ typedef sortlab::KeyBits<KEY_T> Map;
 typedef Map::Bits Bits;
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-to_ordered_bits(const KEY_T* __restrict__ keys, Bits* __restrict__ out, u64 n, u32 descending) {
+to_ordered_bits(const KEY_T* __restrict__ keys, Bits* __restrict__ out, u64 n, Bits flip) {
     const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
     for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < n; i += stride) {
-        out[i] = sortlab::ordered_bits(keys[i], descending != 0);
+        out[i] = sortlab::flip_bits(keys[i], flip);
     }
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-from_ordered_bits(const Bits* __restrict__ bits, KEY_T* __restrict__ out, u64 n, u32 descending) {
+from_ordered_bits(const Bits* __restrict__ bits, KEY_T* __restrict__ out, u64 n, Bits flip) {
     const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
     for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < n; i += stride) {
-        Bits b = bits[i];
-        out[i] = Map::from_bits(descending ? (Bits)~b : b);
+        out[i] = sortlab::key_from_flipped_bits<KEY_T>(bits[i], flip);
     }
 }

@@ -48,8 +48,8 @@ pub fn to_ordered_bits<K: SortKey>(
     args.ptr(keys.ptr())
         .ptr(out.ptr())
         .push(keys.len() as u64)
-        .push(order.is_descending() as u32);
-    // SAFETY: arguments match `to_ordered_bits(const K*, Bits*, u64, u32)`; both buffers hold
+        .push(order.flip::<K::Bits>());
+    // SAFETY: arguments match `to_ordered_bits(const K*, Bits*, u64, Bits)`; both buffers hold
     // keys.len() elements and the kernel touches indices < n only.
     unsafe {
         kernel.launch(
@@ -80,8 +80,8 @@ pub fn from_ordered_bits<K: SortKey>(
     args.ptr(bits.ptr())
         .ptr(out.ptr())
         .push(bits.len() as u64)
-        .push(order.is_descending() as u32);
-    // SAFETY: arguments match `from_ordered_bits(const Bits*, K*, u64, u32)`; both buffers
+        .push(order.flip::<K::Bits>());
+    // SAFETY: arguments match `from_ordered_bits(const Bits*, K*, u64, Bits)`; both buffers
     // hold bits.len() elements.
     unsafe {
         kernel.launch(

@@ -93,7 +93,7 @@ template <int Algo, bool Pairs> struct SortKernel {
         typename StoreValues::TempStorage store_values;
     };
 
-    static __device__ __forceinline__ void run(Key* keys, Val* values, u64 n, u64 tile, bool descending) {
+    static __device__ __forceinline__ void run(Key* keys, Val* values, u64 n, u64 tile, Bits flip) {
         Storage& s = smem_as<Storage>();
         const u64 tiles = (n + tile - 1) / tile;
         for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -108,7 +108,7 @@ template <int Algo, bool Pairs> struct SortKernel {
             }
             Bits b[ITEMS_PER_THREAD];
 #pragma unroll
-            for (int i = 0; i < ITEMS_PER_THREAD; ++i) b[i] = sortlab::ordered_bits(k[i], descending);
+            for (int i = 0; i < ITEMS_PER_THREAD; ++i) b[i] = sortlab::flip_bits(k[i], flip);
 
             if constexpr (Algo == kRadix) {
                 // Radix sorts straight into the striped arrangement: a coalesced store follows.
@@ -118,7 +118,7 @@ template <int Algo, bool Pairs> struct SortKernel {
                     Sort::sort_blocked_to_striped(b, s.sort, tl.valid, 0, (int)(8 * sizeof(Bits)));
                 }
 #pragma unroll
-                for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_ordered_bits<Key>(b[i], descending);
+                for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_flipped_bits<Key>(b[i], flip);
                 sortlab::store_direct_striped<BLOCK_THREADS>(threadIdx.x, keys + tl.base, k, tl.valid);
                 if constexpr (Pairs) {
                     sortlab::store_direct_striped<BLOCK_THREADS>(threadIdx.x, values + tl.base, v, tl.valid);
@@ -132,7 +132,7 @@ template <int Algo, bool Pairs> struct SortKernel {
                 }
                 __syncthreads();
 #pragma unroll
-                for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_ordered_bits<Key>(b[i], descending);
+                for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_flipped_bits<Key>(b[i], flip);
                 StoreKeys::store(keys + tl.base, k, tl.valid, s.store_keys);
                 __syncthreads();
                 if constexpr (Pairs) {
@@ -146,12 +146,12 @@ template <int Algo, bool Pairs> struct SortKernel {
 
 #define SORT_KERNELS(name, algo)                                                                          \
     extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)                                           \
-        sort_tiles_##name##_keys(Key* keys, u64 n, u64 tile, u32 descending) {                             \
-        SortKernel<algo, false>::run(keys, nullptr, n, tile, descending != 0);                            \
+        sort_tiles_##name##_keys(Key* keys, u64 n, u64 tile, Bits flip) {                                  \
+        SortKernel<algo, false>::run(keys, nullptr, n, tile, flip);                                       \
     }                                                                                                     \
     extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)                                           \
-        sort_tiles_##name##_pairs(Key* keys, Val* values, u64 n, u64 tile, u32 descending) {               \
-        SortKernel<algo, true>::run(keys, values, n, tile, descending != 0);                              \
+        sort_tiles_##name##_pairs(Key* keys, Val* values, u64 n, u64 tile, Bits flip) {                    \
+        SortKernel<algo, true>::run(keys, values, n, tile, flip);                                         \
     }
 
 SORT_KERNELS(radix, kRadix)
@@ -166,7 +166,7 @@ template <int Algo> struct HistogramKernel {
     typedef sortlab::BlockHistogram<BLOCK_THREADS, ITEMS_PER_THREAD, HISTOGRAM_MAX_BINS, Algo> Hist;
     typedef typename Hist::TempStorage Storage;
 
-    static __device__ __forceinline__ void run(const Key* keys, u64 n, u64 tile, bool descending, u32 bit, u32 bits,
+    static __device__ __forceinline__ void run(const Key* keys, u64 n, u64 tile, Bits flip, u32 bit, u32 bits,
                                                u32* out) {
         Storage& s = smem_as<Storage>();
         const u32 tid = threadIdx.x;
@@ -184,7 +184,7 @@ template <int Algo> struct HistogramKernel {
                 u32 d[ITEMS_PER_THREAD];
 #pragma unroll
                 for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
-                    d[i] = sortlab::radix_digit(sortlab::ordered_bits(k[i], descending), bit, bits);
+                    d[i] = sortlab::radix_digit(sortlab::flip_bits(k[i], flip), bit, bits);
                 }
                 Hist::template accumulate<sortlab::kStriped>(d, valid, s);
             }
@@ -196,13 +196,13 @@ template <int Algo> struct HistogramKernel {
 };
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-tile_histogram_atomic(const Key* keys, u64 n, u64 tile, u32 descending, u32 bit, u32 bits, u32* out) {
-    HistogramKernel<sortlab::kHistogramAtomic>::run(keys, n, tile, descending != 0, bit, bits, out);
+tile_histogram_atomic(const Key* keys, u64 n, u64 tile, Bits flip, u32 bit, u32 bits, u32* out) {
+    HistogramKernel<sortlab::kHistogramAtomic>::run(keys, n, tile, flip, bit, bits, out);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-tile_histogram_warp_aggregated(const Key* keys, u64 n, u64 tile, u32 descending, u32 bit, u32 bits, u32* out) {
-    HistogramKernel<sortlab::kHistogramWarpAggregated>::run(keys, n, tile, descending != 0, bit, bits, out);
+tile_histogram_warp_aggregated(const Key* keys, u64 n, u64 tile, Bits flip, u32 bit, u32 bits, u32* out) {
+    HistogramKernel<sortlab::kHistogramWarpAggregated>::run(keys, n, tile, flip, bit, bits, out);
 }
 
 // ---- Test kernels. ----
@@ -261,7 +261,7 @@ struct DigitsStorage {
 };
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-tile_radix_digits(const Key* in, Key* out, u32* offsets, u32* counts, u64 n, u64 tile, u32 descending, u32 begin_bit,
+tile_radix_digits(const Key* in, Key* out, u32* offsets, u32* counts, u64 n, u64 tile, Bits flip, u32 begin_bit,
                   u32 end_bit) {
     DigitsStorage& s = smem_as<DigitsStorage>();
     const u32 tid = threadIdx.x;
@@ -273,7 +273,7 @@ tile_radix_digits(const Key* in, Key* out, u32* offsets, u32* counts, u64 n, u64
         __syncthreads();
         Bits b[ITEMS_PER_THREAD];
 #pragma unroll
-        for (int i = 0; i < ITEMS_PER_THREAD; ++i) b[i] = sortlab::ordered_bits(k[i], descending != 0);
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) b[i] = sortlab::flip_bits(k[i], flip);
         sortlab::DigitSink sink;
         sink.offsets = s.offsets;
         sink.counts = s.counts;
@@ -281,7 +281,7 @@ tile_radix_digits(const Key* in, Key* out, u32* offsets, u32* counts, u64 n, u64
         DigitSort::sort(b, s.u.sort, tl.valid, (int)begin_bit, (int)end_bit, sink);
         __syncthreads();
 #pragma unroll
-        for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_ordered_bits<Key>(b[i], descending != 0);
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) k[i] = sortlab::key_from_flipped_bits<Key>(b[i], flip);
         TestStore::store(out + tl.base, k, tl.valid, s.u.store);
         for (u32 d = tid; d < (1u << RADIX_BITS); d += BLOCK_THREADS) {
             offsets[t * (1u << RADIX_BITS) + d] = s.offsets[d];

@@ -14,8 +14,8 @@
 //! | `sortlab/block/block_merge_sort.cuh` | stable merge sort, any tile size (`BlockMergeSort`) |
 //! | `sortlab/block/block_histogram.cuh` | digit histogram in shared memory (`BlockHistogram`) |
 //!
-//! All of them sort ordered key bits ascending (`sortlab::ordered_bits(key, descending)` maps any
-//! key type, and a descending order, onto that) and take the tile's valid length, so a partial
+//! All of them sort ordered key bits ascending (`sortlab::flip_bits(key, flip)` maps any
+//! key type, and the order as its flip word, onto that) and take the tile's valid length, so a partial
 //! tile is one call: its missing elements sort last, as the largest bits.
 //!
 //! This module makes them visible from the host, through the thin kernels of `block.cu`:
@@ -393,11 +393,11 @@ fn launch_sort<K: SortKey, V: SortValue>(
     }
     args.push(n as u64)
         .push(tile as u64)
-        .push(order.is_descending() as u32);
+        .push(order.flip::<K::Bits>());
     let config = LaunchConfig::linear(gpu.grid_blocks(n.div_ceil(tile)), policy.block_threads)
         .with_shared(bytes);
-    // SAFETY: arguments match `sort_tiles_<algo>_keys(KEY_T*, u64, u64, u32)` or
-    // `sort_tiles_<algo>_pairs(KEY_T*, VALUE_T*, u64, u64, u32)`: `keys` (and `values`) hold n
+    // SAFETY: arguments match `sort_tiles_<algo>_keys(KEY_T*, u64, u64, Bits)` or
+    // `sort_tiles_<algo>_pairs(KEY_T*, VALUE_T*, u64, u64, Bits)`: `keys` (and `values`) hold n
     // elements; 1 <= tile <= the policy's capacity (checked by for_tile or check); each block reads and
     // writes only indices < n of the tiles it owns, reading a tile before writing it; the
     // dynamic shared memory is the size the module reports for this kernel; the block size is
@@ -460,13 +460,13 @@ pub fn histogram<K: SortKey>(
     args.ptr(keys.ptr())
         .push(n as u64)
         .push(tile as u64)
-        .push(order.is_descending() as u32)
+        .push(order.flip::<K::Bits>())
         .push(shift)
         .push(digit_bits)
         .ptr(out.ptr());
     let config =
         LaunchConfig::linear(gpu.grid_blocks(tiles), policy.block_threads).with_shared(bytes);
-    // SAFETY: arguments match `tile_histogram_*(const KEY_T*, u64, u64, u32, u32, u32, u32*)`;
+    // SAFETY: arguments match `tile_histogram_*(const KEY_T*, u64, u64, Bits, u32, u32, u32*)`;
     // `keys` holds n keys, `out` tiles * 2^digit_bits counters; digit_bits <= 8 fits the
     // module's 256 bins and shift + digit_bits is within the key's bits (checked above); each
     // block reads indices < n and writes the counters of its own tiles; shared memory as the
