@@ -1,15 +1,13 @@
 //! Launch policies of the roughsort kernels: plain structs that become `-D` defines.
 
-use sortlab_primitives::{Defines, Gpu, Policy};
+use sortlab_primitives::{Defines, Policy};
 
 /// Radius kernels: 256 threads × 16 keys, tiles of 4096 keys for every key type. The tile is
 /// also the reach of the one-pass radius (`radius_halo` resolves every pair whose left end lies
 /// at most one tile before the right end's tile), so it is at least the largest `k` the
 /// benchmarks target (4096); 256 × 16 keeps the 8-byte kernels' shared memory (two padded tiles,
 /// about 70 KiB for `radius_halo`) within three blocks per SM. Larger tiles of 4-byte keys
-/// measured slower with the earlier look-back kernel (H100, 2^28 u32, k = 16 / 256 / 4096, same
-/// run): 512 × 16 with 3 blocks per SM 1.04 / 1.06 / 0.98 ms, 1024 × 16 with 1 1.30 / 1.39 /
-/// 1.38, against 0.97 / 0.95 / 0.88.
+/// measured slower (README.md).
 const RADIUS_BLOCK_THREADS: u32 = 256;
 const RADIUS_ITEMS: u32 = 16;
 /// Chunks of 32 × 8 = 256 keys: the granularity of the far path's chunk extremes and of
@@ -17,15 +15,14 @@ const RADIUS_ITEMS: u32 = 16;
 const RADIUS_CHUNK_ITEMS: u32 = 8;
 /// Resident `radius_halo` blocks per SM that its registers are capped for: 4-byte keys 6 (40
 /// registers a thread, no spills; the shared memory, 2 padded tiles, allows 6 too): the kernel
-/// is bound by its ALU work, and 5 blocks with 48 registers or 4 with the next tile prefetched
-/// measured slower; 8-byte keys 3 (their shared memory allows no more).
+/// is bound by its ALU work (fewer blocks with more registers measured slower); 8-byte keys 3 (their shared memory allows no more).
 const RADIUS_MIN_BLOCKS_4B: u32 = 6;
 const RADIUS_MIN_BLOCKS_8B: u32 = 3;
 /// The wide radius pass, tried when some inversion spans more than the default tile: 512
 /// threads x 32 keys (4-byte keys; tiles of 16,384) or x 16 (8-byte keys; 8192), one block per SM
 /// (two padded tiles take 132 KiB of shared memory; 103 registers a thread for 4-byte keys, no
 /// spills). Its one read replaces the far path's five passes for radii up to its tile (H100,
-/// 2^28 u32, k = 8192: the radius 3.66 -> 1.10 ms, see `radius/mod.rs`). (`radius_halo` scans
+/// 2^28 u32, k = 8192: the radius 3.66 -> 1.10 ms). (`radius_halo` scans
 /// its warps' totals across the lanes of one warp, so a block has fewer than 32 warps.)
 const RADIUS_WIDE_THREADS: u32 = 512;
 const RADIUS_WIDE_ITEMS_4B: u32 = 32;
@@ -46,9 +43,8 @@ pub struct RadiusPolicy {
 }
 
 impl RadiusPolicy {
-    /// The policy for keys of `key_size` bytes on a device of compute capability `cc` (the same
-    /// everywhere for now).
-    pub fn for_key(key_size: usize, _cc: (u32, u32)) -> Self {
+    /// The policy for keys of `key_size` bytes (the same on every device sortlab supports).
+    pub fn for_key(key_size: usize) -> Self {
         RadiusPolicy {
             block_threads: RADIUS_BLOCK_THREADS,
             items_per_thread: RADIUS_ITEMS,
@@ -61,16 +57,10 @@ impl RadiusPolicy {
         }
     }
 
-    /// The policy for keys of `key_size` bytes on `gpu`.
-    pub fn for_device(gpu: &Gpu, key_size: usize) -> Self {
-        Self::for_key(key_size, gpu.info().compute_capability)
-    }
-
-    /// The wide pass's policy for keys of `key_size` bytes on a device of compute capability
-    /// `cc`: tiles four (4-byte keys) or two (8-byte keys) times the default's, so that one read
+    /// The wide pass's policy for keys of `key_size` bytes: tiles four (4-byte keys) or two (8-byte keys) times the default's, so that one read
     /// of the keys finds radii up to the wide tile when the default pass finds an inversion
     /// longer than its tile.
-    pub fn wide_for_key(key_size: usize, _cc: (u32, u32)) -> Self {
+    pub fn wide_for_key(key_size: usize) -> Self {
         RadiusPolicy {
             block_threads: RADIUS_WIDE_THREADS,
             items_per_thread: if key_size <= 4 {
@@ -81,11 +71,6 @@ impl RadiusPolicy {
             chunk_items: RADIUS_CHUNK_ITEMS,
             min_blocks: 1,
         }
-    }
-
-    /// The wide pass's policy for keys of `key_size` bytes on `gpu`.
-    pub fn wide_for_device(gpu: &Gpu, key_size: usize) -> Self {
-        Self::wide_for_key(key_size, gpu.info().compute_capability)
     }
 
     /// Keys per tile.
@@ -117,16 +102,8 @@ impl Policy for RadiusPolicy {
 /// a thread's 16 keys already hold (512 × 16); pairs and 8-byte keys take 512 × 16 (32 keys
 /// would take too many registers). The global merge tile is a quarter of the window, so that it
 /// divides every run the merge passes see (at least a quarter of the window, see `sort/mod.rs`):
-/// 128 × 16 for 4-byte keys alone (16 keys a thread halve the merge-path searches per key; H100,
-/// 2^28 u32, rough_sort, same run, 128 × 16 / 256 × 8 / 64 × 32: k = 1025 3.40 / 3.50 / 3.61 ms,
-/// k = 4096 3.69 / 3.80 / 3.91, k = 70000 12.0 / 12.7 / 13.3), else 256 × 8 or 256 × 4 (2^26,
-/// the sort with its radius, 256 × 8 against 128 × 16, two runs each, k = 1025 / 4096: u32/u32
-/// pairs 1.95 / 2.07 ms against 2.00 / 2.12, u64 keys 2.50 / 2.58-2.60 against 2.52-2.54 /
-/// 2.61, u64/u64 pairs 3.19-3.22 / 3.97-3.98 against 3.30-3.32 / 4.20-4.23).
-///
-/// Measured (H100, 2^28 u32 k-sorted, the sort after the radius, ms, same run): 256 × 32 with
-/// registers capped for 4 blocks per SM, k = 16 / 256 / 1024 / 4096: 0.86 / 1.46 / 2.51 / 3.33;
-/// for 5 blocks 0.87 / 1.51 / 2.64 / 3.48; 512 × 16 for 3 blocks 0.80 / 1.71 / 3.05 / 3.86.
+/// 128 × 16 for 4-byte keys alone (16 keys a thread halve the merge-path searches per key),
+/// else 256 × 8 or 256 × 4. Each shape is the fastest measured (the sweeps are in README.md).
 const SORT_SMALL_THREADS: u32 = 512;
 const SORT_LARGE_THREADS: u32 = 256;
 const SORT_ITEMS: u32 = 16;
@@ -168,10 +145,9 @@ pub struct SortPolicy {
 
 impl SortPolicy {
     /// The policy for keys of `key_size` bytes with values of `value_size` bytes (0 for keys
-    /// only) and radius `k` on a device of compute capability `cc` (the same everywhere for
-    /// now). Every policy's window is 8192 keys when key and value take at most 8 bytes, else
+    /// only) and radius `k` (the same on every device sortlab supports). Every policy's window is 8192 keys when key and value take at most 8 bytes, else
     /// 4096, whatever `k`.
-    pub fn for_sizes(key_size: usize, value_size: usize, k: usize, _cc: (u32, u32)) -> Self {
+    pub fn for_sizes(key_size: usize, value_size: usize, k: usize) -> Self {
         let (block_threads, items_per_thread, window_min_blocks, merge_threads) =
             match (key_size, value_size) {
                 (4, 0) if k < SORT_SMALL_K => (
@@ -203,11 +179,6 @@ impl SortPolicy {
             window_min_blocks,
             chained: value_size == 0,
         }
-    }
-
-    /// The policy for `key_size`-byte keys, `value_size`-byte values and radius `k` on `gpu`.
-    pub fn for_device(gpu: &Gpu, key_size: usize, value_size: usize, k: usize) -> Self {
-        Self::for_sizes(key_size, value_size, k, gpu.info().compute_capability)
     }
 
     /// Keys per window.

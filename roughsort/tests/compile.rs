@@ -18,10 +18,9 @@ fn try_compile(src: &KernelSource, defines: &Defines) -> Option<String> {
 
 /// Every (source, defines) the host launches for keys `K`.
 fn configs<K: SortKey>(out: &mut Vec<(KernelSource, Defines)>) {
-    let cc = (9, 0);
     for rp in [
-        RadiusPolicy::for_key(K::SIZE, cc),
-        RadiusPolicy::wide_for_key(K::SIZE, cc),
+        RadiusPolicy::for_key(K::SIZE),
+        RadiusPolicy::wide_for_key(K::SIZE),
     ] {
         out.push((radius::SOURCE, radius::module_defines::<K>(&rp)));
     }
@@ -31,8 +30,8 @@ fn configs<K: SortKey>(out: &mut Vec<(KernelSource, Defines)>) {
         (Some("unsigned long long"), 8),
     ] {
         // Radii below and above the 4-byte keys' policy switch (32).
-        let mut policies = vec![SortPolicy::for_sizes(K::SIZE, size, 1, cc)];
-        let large = SortPolicy::for_sizes(K::SIZE, size, 4096, cc);
+        let mut policies = vec![SortPolicy::for_sizes(K::SIZE, size, 1)];
+        let large = SortPolicy::for_sizes(K::SIZE, size, 4096);
         if large != policies[0] {
             policies.push(large);
         }

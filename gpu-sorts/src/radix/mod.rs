@@ -44,85 +44,13 @@
 //! # Performance
 //! The fast sort moves about 4 + 8 × (passes) bytes per 4-byte key (36 for 32-bit keys, 4
 //! passes), the budget of CUB's Onesweep; passes whose digit is constant are skipped (u64 keys
-//! below 2^31: 4 passes instead of 8). NVIDIA H100 80GB HBM3 (device-to-device copy 2.99 TB/s),
-//! kernel only, median of 7 to 31 runs, input restored and L2 flushed before each
-//! (`gpu-sorts/examples/radix_bench.rs table`):
-//!
-//! | keys | 2^20 | 2^24 | 2^28 |
-//! |---|---|---|---|
-//! | u32, uniform in 0..2^31 | 0.074 ms | 0.451 ms | 5.79 ms (46.3 Gkeys/s) |
-//! | u32, random bits | 0.074 ms | 0.454 ms | 6.38 ms |
-//! | u32 / u32 pairs, uniform | 0.086 ms | 0.673 ms | 9.26 ms (29.0 Gkeys/s) |
-//! | u64, uniform in 0..2^31 (4 passes skipped) | 0.101 ms | 0.698 ms | 10.0 ms |
-//! | u64, random bits | 0.153 ms | 1.24 ms | 18.3 ms |
-//!
-//! (The two 2^28 figures given with a throughput were measured after the histogram kernel went
-//! from 0.93 to 0.46 ms; the others before that change, so at 2^28 they include the slower
-//! histogram.)
-//!
-//! Against CUB's `DeviceRadixSort` in the same run (`scripts/bench-gpu radix`, whole calls,
-//! uniform u32 keys in 0..2^31, median of 7; > 1: sortlab faster):
-//!
-//! | n | 2^12 | 2^14 | 2^16 | 2^18 | 2^20 | 2^22 | 2^24 | 2^26 | 2^28 | 2^30 |
-//! |---|---|---|---|---|---|---|---|---|---|---|
-//! | keys | 1.04 | 1.08 | 1.35 | 1.36 | 1.18 | 1.21 | 1.12 | 1.11 | 1.10 | 1.11 |
-//! | u32/u32 pairs | 0.95 | 1.18 | 1.36 | 1.29 | 1.10 | 1.11 | 0.96 | 0.96 | **1.01** | 0.98 |
-//!
-//! (2^28 keys: 46.2 against 42.0 Gkeys/s; pairs 31.0 against 30.9. The pair columns from 2^26
-//! on are from a later run, after the large pair tiles; 2^25 0.97.) Inputs up to 2^12 keys
-//! take the one-block sort; up to 2^19, tiles of 384×8 keys ([`FastPolicy::mid_max`]): a sort
-//! of so few tiles lasts about as long as a tile takes, and smaller tiles take less (with
-//! 384×24 for every size, 2^14 was 0.78 / 0.94 and 2^16 0.90 / 1.08). u32/u32 pairs of 2^25
-//! keys and more take tiles of 896×18, one block a multiprocessor ([`FastPolicy::large_min`]),
-//! where a block may have the 187 KiB of shared memory (Hopper: yes, Ampere: no); with 512×16
-//! everywhere, 2^26 was 0.91, 2^28 0.93, 2^30 0.91. At 2^24 and 2^28: u64
-//! keys 1.72 and 1.70, u64/u64 pairs 1.75 and 1.65 (the uniform keys' upper passes are skipped;
-//! CUB sorts all 64 bits); f64 keys 1.19 and 1.17, pairs 1.17 and 1.18; f32 keys 0.98 and 0.94,
-//! pairs 0.93 and 0.90 (CUB's f32 rate is above its own u32 rate; ours below: the pass over the
-//! uniform floats' top digit, three quarters of them one digit, takes 0.40 ms at 2^26 against
-//! 0.32 for u32's top pass, the other passes alike).
-//!
-//! A pass over 2^28 u32 keys takes about 1.33 ms (1.6 TB/s of the 2.99 a copy reaches; CUB's
-//! 1.46), bound by shared-memory wavefronts (the ranking's random digits conflict about 3x) and
-//! the look-back's latency, not by device memory; the histogram 0.46 ms (one read of the keys,
-//! as CUB's), the zeroing, plan and launches about 0.03 ms. A u32/u32 pair pass takes about
-//! 2.3 ms with 512×16 tiles (about 2.05 with 896×18) against CUB's 2.0-2.2: latency-bound
-//! (Nsight Compute at 2^26, 512×16: one warp in three cycles issues; a fifth of the warps'
-//! stalls wait at barriers, mostly for the look-back) with device memory at 57% and L2 at 71%. CUB's order (values exchanged through the keys'
-//! shared memory once the keys are written), values staged by bulk copy, early digit counts
-//! and persistent blocks were each measured here and were slower (`onesweep.cu` has the
-//! figures). Fewer, wider passes do not pay: 11-bit digits (three passes for 32-bit keys,
-//! 52 bytes moved per pair instead of 68) took 21.9 ms for pairs and 17.7 for keys at 2^28
-//! (512×16 tiles, one block a multiprocessor: the digit counters of 2048 digits per warp fill
-//! shared memory, and a tile's runs per digit shrink to 4 keys). Nor does packing a key and its
-//! value into one 8-byte word: u64 keys sorted on their low 32 bits (the same bytes as u32/u32
-//! pairs, one stream instead of two) took 8.70 ms with 896×18 tiles against the pairs' 8.66
-//! (`radix_bench` `RADIX_BITS`, `RADIX_END`, `policies-u64`).
-//!
-//! Every launch of the fast sort is a programmatic dependent launch
-//! ([`sortlab_primitives::LaunchConfig::dependent`], Hopper and later): a kernel's blocks are
-//! scheduled while the one before it finishes, which takes a few microseconds off each of its
-//! seven to nine launches. `scripts/bench-gpu radix` at 4a99661 (H100, same run as CUB, median of
-//! 7, ratio CUB / ours): keys 2^12 0.98, 2^16 1.36, 2^20 1.27, 2^24 1.16, 2^28 **1.106**, 2^30
-//! 1.112; u32/u32 pairs 1.02, 1.62, 1.18, **0.963**, **0.978**, 0.972 (CUB 2^28: 6.398 ms keys,
-//! 8.483 pairs; ours 5.786 and 8.675). Switched off (`SORTLAB_DEPENDENT_LAUNCH=0`) in the same
-//! call, two runs each: 2^16 keys 0.0472-0.0506 ms against 0.0442, 2^20 0.0758-0.0763 against
-//! 0.0709, 2^24 0.4216-0.4246 against 0.4123, pairs 2^24 0.642-0.645 against 0.631; 2^28 the
-//! same within 0.01 ms. (The pass kernel also lets its successor launch at its own start; only
-//! waiting instead measured the same: 2^28 keys 5.810-5.813 against 5.812-5.816 ms, pairs
-//! 8.671-8.677 against 8.698-8.709.) So the pairs stay below CUB from 2^24 on, by 2-4%.
-//! Satish's sort: 0.157 ms at 2^20, 1.14 ms at 2^24; the one-bit sort 0.695 ms and 4.22 ms
-//! (u32 keys).
-//!
-//! The same kernels on an NVIDIA H200 (device-to-device copy 4.23 TB/s), 2026-11-26 at b630880,
-//! `scripts/bench-gpu radix` with `--type u32 --sizes 20,24,28 --reps 7`, ratio CUB / ours in
-//! the same run: keys 1.155 / 1.163 / **1.122** (2^28: 5.61 ms against 6.29), u32/u32 pairs
-//! 1.248 / 0.973 / **0.902** (8.15 ms against 7.35). From the H100 to the H200 CUB's pair sort
-//! gains 13% (8.48 -> 7.35 ms) and ours 6% (8.66 -> 8.15): the faster memory helps a pass that
-//! waits on DRAM, and ours wait on shared memory and the look-back (above). Ours alone in a
-//! later call on the H200: 2^30 keys 22.4 ms, pairs 32.7; at 2^28, f32 keys 5.89 ms, u64 keys
-//! in 0..2^31 8.68, f64 13.2. `past_2_pow_32_keys` (2^32 + 5 u32 keys, every variant, both
-//! orders) passed there in 145 s.
+//! below 2^31: 4 passes instead of 8). Inputs up to 2^12 keys take the one-block sort; up to
+//! 2^19, small tiles ([`FastPolicy::mid_max`]); u32/u32 pairs from 2^25 on, large tiles where a
+//! block may have 187 KiB of shared memory ([`FastPolicy::large_min`]). Every launch of the fast
+//! sort is a programmatic dependent launch ([`sortlab_primitives::LaunchConfig::dependent`]).
+//! On an NVIDIA H100 (`scripts/bench-gpu radix`, CUB in the same run), 2^28 uniform u32 keys
+//! sort 1.11x as fast as CUB's `DeviceRadixSort`, u32/u32 pairs 0.98x. The current table, the
+//! tuning measurements and what was tried and not kept are in `README.md` beside this module.
 //!
 //! # Example
 //! ```no_run

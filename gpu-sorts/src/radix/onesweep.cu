@@ -166,12 +166,8 @@ __device__ __forceinline__ u32 match_digit(u32 d) {
 // hist: this portion's counters, [pass][RADIX_DIGITS] (zeroed). Pass p's digit starts at bit
 // begin_bit + p * RADIX_BITS and is at most RADIX_BITS wide, ending at end_bit at the latest.
 // Dynamic shared memory: passes * RADIX_DIGITS * 4 bytes. One shared add a key and pass, no
-// branch, 16-byte loads: measured on an H100 (2^28 u32 keys, 256 x 16, 8 blocks/SM, kernel
-// time), 0.456 ms uniform (CUB's histogram kernel: 0.447-0.460), 0.424 all-equal, 0.446
-// ascending. Before: 0.94 / 0.71 / 1.26 ms when a thread's runs of equal digits added once (the
-// branch a key cost more than the adds it saved: the hardware merges a warp's adds to one
-// word); 0.49-0.53 uniform with 4-byte loads; 0.52-0.59 with 2 to 8 copies of the counters
-// (lane l adding to copy l % copies); 128-512 threads, 8-32 keys each, within 3%.
+// branch (the hardware merges a warp's adds to one word), 16-byte loads: as fast as CUB's
+// histogram kernel (README.md has the alternatives measured).
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
 onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u32 begin_bit, u32 end_bit, Key neg,
                    Key pos) {
@@ -399,11 +395,8 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         warp_masks[i] = 0;
 #endif
     }
-    // One tile a block. (Measured and not kept, H100, 2^28 u32, whole sort: persistent blocks,
-    // as many as are resident, each claiming its next tile during the look-back and loading its
-    // keys while scattering this tile's: 8.73 ms keys (384x24) and 15.4 pairs (512x16) against
-    // 5.79 and 9.27: a claimed tile waits a scatter before it starts, and the look-backs of the
-    // tiles after it wait on it.)
+    // One tile a block (persistent blocks measured slower: a claimed tile waits a scatter
+    // before it starts, and the look-backs of the tiles after it wait on it).
     if (tid == 0) tile_shared = atomicAdd(counter, 1u);
     __syncthreads();
     const u32 tile = tile_shared;
@@ -442,21 +435,9 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         const u32 leader = 31 - __clz(peers);
         u32 before = 0;
         if (lane == leader) {
-            // One read-modify-write instruction (only the leader touches wh[d] here): on the
-            // H100 a key costs shared-memory wavefronts more than instructions, and random
-            // digits conflict about 3x (Nsight Compute; 2^28 u32 keys, 384x20: 6.56 ms against
-            // 6.96 with a load and a store here and the tile prefix read separately below).
-            // Measured and not kept: per-half-warp words holding a 16-bit mask and the count
-            // together (three accesses a key, no shuffle, but twice the counters to fold: 6.73
-            // ms), and the first look-back window read before the exchange (6.91 ms). Also
-            // not kept: the tile's digit counts taken (one shared add a key) and published
-            // before the ranking, as CUB's early counts, so that later look-backs wait less:
-            // 6.02 ms keys (384x24) and 9.40 pairs (512x16) against 5.80 and 9.27. Nor the
-            // lanes holding lane 0's digit matched by a ballot, leaving that digit's mask alone
-            // (uniform f32 keys' top pass: three quarters of the keys share a digit, and their
-            // atomics on one word take 50 M wavefronts against 7 M for u32, 0.39 ms against
-            // 0.32 at 2^26): f32 keys 5.99 against 6.02 ms, but u32 6.13 against 5.80, ascending
-            // 5.80 against 5.40, pairs 9.32 against 9.28 (three instructions more a key).
+            // One read-modify-write instruction (only the leader touches wh[d] here): a key
+            // costs shared-memory wavefronts more than instructions, and random digits
+            // conflict about 3x (README.md lists the alternatives measured and not kept).
             before = atomicAdd(wh + d, (u32)__popc(peers));
             wm[d] = 0;
         }
@@ -520,16 +501,8 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     }
 
 #if PAIRS
-    // Values: loaded now, so that the loads overlap the look-back. (Loaded with the keys instead,
-    // measured on an H100, 2^28 u32/u32: 384x16 10.48 ms either way, 512x16 12.0 against 9.79:
-    // the values' registers spill through the ranking.) Measured and not kept (same measure,
-    // whole sort): the tile's values bulk-copied (TMA) into their exchange tile when the tile
-    // starts and read back after ranking, 10.67 ms against 9.27 (512x16); CUB's order, values
-    // loaded after the look-back and exchanged through the keys' tile once the keys are written
-    // (less shared memory a block): 9.43 (384x18), 9.59 (448x16), 9.77 (384x16), 9.88 (512x12);
-    // 10.4-14.1 where values, ranks and digits, live together, spill (512x16, 384x20, 384x24,
-    // 384x16 at 3 blocks an SM); the values loaded after the keys are written instead, the same
-    // within 0.06 ms.
+    // Values: loaded now, so that the loads overlap the look-back (loaded with the keys, their
+    // registers spill through the ranking; other orders: README.md).
     Value v[ITEMS_PER_THREAD];
     load_striped(v, vsrc, tile_start, warp_first, lane, full, valid);
 #endif
@@ -570,9 +543,8 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
             // The portion's last tile (always full when a portion follows) hands the next
             // portion its digit offsets; that launch runs after this one ends.
             if (next_base != nullptr && tile == tiles - 1) next_base[d] = base[d] + (u64)prefix + counts[i];
-            // Output position of tile-sorted element r of digit d: global_off[d] + r. (Measured
-            // and not kept, H100, 2^28 u32: 32-bit offsets when every position fits, 6.51 ms
-            // keys and 10.21 pairs against 6.31 and 9.77 with these 64-bit ones.)
+            // Output position of tile-sorted element r of digit d: global_off[d] + r (64-bit:
+            // 32-bit offsets where every position fits measured slower).
             global_off[d] = base[d] + (u64)prefix - (u64)tile_excl[i];
         }
     }

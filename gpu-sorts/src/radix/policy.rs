@@ -10,8 +10,7 @@ pub(crate) const PORTION_LIMIT: u64 = (1 << 30) - 1;
 /// warp-level multi-split of the ranking): the `MATCH_ALGO` define of `onesweep.cu`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RankMatch {
-    /// `__match_any_sync`: one instruction, but slow on Hopper (H100, u32 keys at 2^28: 11.7
-    /// ms against 8.4 with ballots, same tile).
+    /// `__match_any_sync`: one instruction, but slow on Hopper (README.md).
     Any = 0,
     /// `radix_bits` warp ballots, one per digit bit (CUB's `MatchAny`).
     Ballot = 1,
@@ -105,45 +104,23 @@ pub struct FastPolicy {
     pub portion_tiles: Option<u32>,
 }
 
-/// (threads, keys per thread, min blocks per SM) of the pass kernel. Measured on an H100
-/// (kernel only, 2^28 keys, median of 7): u32 keys with atomic-or matching 384×15 ×3 7.04 ms,
-/// 512×16 ×2 7.05, 256×20 ×4 7.15, 384×18 ×2 7.26, 256×16 ×4 7.41, 384×15 ×2 7.73 (ballot
-/// matching 384×15 ×3 7.84; 128×18 ×8 12.0); u32/u32 pairs 512×16 ×2 9.92 ms (ballot 9.87,
-/// within noise), 384×18 ×2 10.17, 384×15 ×3 10.92, 256×20 ×4 12.4; u64 keys (random bits, 8
-/// passes) 512×12 ×2 18.5 ms (ballot 19.7), 256×16 ×3 19.3, 384×12 ×2 20.0. Since the leader's
-/// atomic add and the folded tile prefix (onesweep.cu), same measure, u32 keys: **384×24 ×2
-/// 6.27-6.31 ms** (19 spilled registers), 448×22 ×2 6.28, 320×28 ×2 6.36, 320×32 ×2 6.41,
-/// 384×26 ×2 6.43, 384×22 ×2 6.46, 448×18 ×2 6.53, 384×20 ×2 6.55, 384×28 ×2 6.56 (71
-/// spilled), 512×16 ×2 6.65, 384×15 ×3 6.84 (was 7.05), 512×14 ×2 6.85; 384×24 is also the
-/// fastest measured at 2^20 (0.074 ms), 2^22 (0.150) and 2^24 (0.447). u32/u32 pairs: 512×16
-/// ×2 9.71-9.79 ms (was 9.93), 384×24 ×2 9.71, 384×22 ×2 9.84, 448×20 ×2 9.85, 512×18 ×2
-/// 9.93, 384×20 ×2 9.97, 512×14 ×2 10.03, 384×18 ×2 10.21, 448×16 ×2 10.27, 384×26 ×2 10.43.
+/// (threads, keys per thread, min blocks per SM) of the pass kernel for 4-byte keys: the fastest
+/// shape measured (H100, 2^28 u32, 6.27-6.31 ms; the sweep is in README.md).
 const KEYS_4B: PassShape = PassShape::new(384, 24, 2);
-/// Mid-sized inputs (up to MID_MAX keys): 384×8 ×3. Measured on an H100 (u32 keys / u32 pairs,
-/// kernel only, ms, against the large-input shapes 384×24 / 512×16): 2^13 0.039 / 0.042 (0.052
-/// / 0.050), 2^14 0.038 / 0.045 (0.054 / 0.057), 2^16 0.042 / 0.046 (0.058 / 0.057), 2^18 0.047
-/// / 0.057 (0.056 / 0.065), 2^20 0.074 / 0.091 (0.069 / 0.080); keys: 256×8 ×4 and 512×4 ×2
-/// within 0.002 ms of it from 2^13 to 2^18 (256×4 ×4 up to 2^16), 128×8 ×8 and 128×16 ×8 up to
-/// 0.016 ms slower.
+/// Mid-sized inputs (up to MID_MAX keys): a sort of so few tiles lasts about as long as a tile
+/// takes, and smaller tiles take less (H100, 2^16 u32: 0.042 ms against 0.058 with KEYS_4B).
 const MID: PassShape = PassShape::new(384, 8, 3);
 /// The largest input that takes the mid-sized shape (between 2^18 and 2^20, where the two
 /// shapes cross).
 const MID_MAX: usize = 1 << 19;
 /// 4-byte keys with 4-byte values from LARGE_MIN keys on: 896×18, one block an SM (187 KiB of
-/// shared memory: Hopper's 227 KiB hold it, Ampere's 163 do not, and keep PAIRS_4B). H100, same
-/// measure: 2^28 896×18 ×1 8.66 ms, 1024×16 ×1 8.75, 1024×14 ×1 9.02, 768×16 ×1 9.21, 1024×18 ×1
-/// 9.31, 1024×20 ×1 9.60 (ballot matching 10.5-11.0), against 9.28 with 512×16 ×2; 1024×16 ×1
-/// against 512×16 ×2 at 2^20 0.096 / 0.079, 2^22 0.206 / 0.202, 2^24 0.644 / 0.642, 2^26 2.29 /
-/// 2.42. Around it at 2^28: 832×20 8.85, 1024×15 8.87, 896×16 8.90, 896×20 8.90, 960×16 9.01,
-/// 960×17 9.11; at 2^26 896×18 2.26, 1024×16 2.29, 832×20 2.32, 960×16 2.35. (u32 keys alone:
-/// 1024×16 ×1 6.61, 768×20 ×1 6.39 against 5.80 with 384×24 ×2.)
+/// shared memory: Hopper's 227 KiB hold it, Ampere's 163 do not, and keep PAIRS_4B). H100, 2^28:
+/// 8.66 ms against 9.28 with PAIRS_4B.
 const LARGE_PAIRS_4B: PassShape = PassShape::new(896, 18, 1);
 /// The smallest input that takes the large shape (between 2^24, where the two shapes tie, and
 /// 2^26).
 const LARGE_MIN: usize = 1 << 25;
-/// 4-byte keys with 4-byte values. (Again after the histogram change, same measure: 512×16 ×2
-/// 9.27-9.28 ms, 384×24 ×2 with ballot matching 9.22, 512×16 ×2 ballot 9.37, 448×16 ×2 9.83,
-/// 320×16 ×3 11.1, 384×12 ×3 11.2: within noise or slower, so 512×16 stays.)
+/// 4-byte keys with 4-byte values (H100, 2^28 u32/u32: 9.27 ms, the fastest measured).
 const PAIRS_4B: PassShape = PassShape::new(512, 16, 2);
 /// 4-byte keys with 8-byte values: 384×15, so that two blocks' shared memory fits.
 const PAIRS_4B_WIDE: PassShape = PassShape::new(384, 15, 2);
@@ -151,15 +128,13 @@ const PAIRS_4B_WIDE: PassShape = PassShape::new(384, 15, 2);
 const KEYS_8B: PassShape = PassShape::new(512, 12, 2);
 /// 8-byte keys with values: 384×12, so that two blocks' shared memory fits.
 const PAIRS_8B: PassShape = PassShape::new(384, 12, 2);
-/// Histogram kernel: 8 blocks of 256 threads × 16 keys per SM (H100, 2^28 u32 keys, kernel
-/// time 0.456 ms; 128-512 threads, 8-32 keys, 4-16 blocks/SM all within 3%; see onesweep.cu).
+/// Histogram kernel: 8 blocks of 256 threads × 16 keys per SM (H100, 2^28 u32 keys: 0.456 ms,
+/// as CUB's histogram kernel).
 const HIST_BLOCKS_PER_SM: u32 = 8;
-/// Look-back window: 8 predecessors per step (H100, u32 keys at 2^28 with 384×15: window 1
-/// 7.94 ms, 8 7.83, 16 8.35; again with 384×24 keys / 512×16 pairs: 4 5.77 / 9.32, 8 5.80 /
-/// 9.27, 12 5.85 / 9.37, 16 5.93 / 9.41, 24 6.01 / 10.06).
+/// Look-back window: 8 predecessors per step (H100, 2^28 u32 keys: 5.80 ms, 4: 5.77, 16: 5.93;
+/// pairs 9.27 with 8, the best).
 const LOOKBACK_WINDOW: u32 = 8;
-/// The digit: 8 bits, as Onesweep's (11 bits, three passes, measured 2.5-3x slower: see the
-/// module docs).
+/// The digit: 8 bits (11 bits, three passes, measured slower: README.md).
 const RADIX_BITS: u32 = 8;
 /// One-block sort: 256 threads × 16 keys (4096) where key and value take at most 8 bytes,
 /// × 8 (2048) otherwise: the block radix sort's exchange of keys and values then fits the

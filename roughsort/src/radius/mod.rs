@@ -28,11 +28,6 @@
 //!    the whole array are written (`materialize`) and merged tile by tile in global memory
 //!    (`merge_partition`, `merge_radius`): five more passes, any radius.
 //!
-//! Measured (H100, 2^28 `u32` k-sorted, [`radius`] in ms, 2026-11-26): k = 4096 0.46 (step
-//! 1); k = 8192 to 16,385 1.11 (steps 1 and 2; the far path took 3.66); k = 20,000 to 70,000
-//! 3.63-3.65 (steps 1 and 3: the bound skips step 2; at k = 30,000 trying step 2 first took
-//! 4.26).
-//!
 //! [`is_k_sorted`] runs step 1 for `k` up to a tile, step 2 alone up to the wide tile, and
 //! beyond compares every `a[j]` with `LR[j - k - 1]` (one pass for the tile maxima, one that
 //! reads at most three tiles per tile).
@@ -42,7 +37,7 @@
 //! ascending or descending: kernels compare order-adjusted ordered bits.
 //!
 //! # Performance
-//! See the crate documentation for measured figures. Every call downloads one or two words
+//! Measured figures are in the crate's `README.md`. Every call downloads one or two words
 //! (the result), which synchronises the stream.
 
 use std::sync::Arc;
@@ -102,7 +97,7 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new<K: SortKey>(gpu: &'a Gpu, n: usize, order: Order) -> Result<Self> {
-        Self::with_policy::<K>(gpu, n, order, RadiusPolicy::for_device(gpu, K::SIZE))
+        Self::with_policy::<K>(gpu, n, order, RadiusPolicy::for_key(K::SIZE))
     }
 
     fn with_policy<K: SortKey>(
@@ -203,10 +198,9 @@ impl<'a> Ctx<'a> {
 ///
 /// # Performance
 /// One read of the keys (and of one tile in 16 more) when no inversion spans more than a tile;
-/// otherwise one more read with wider tiles, or five more passes. NVIDIA H100: 0.46 to 0.48 ms
-/// for 2^28 `u32` keys (k = 16 to 4096), against 0.36 ms for one read at the copy rate; 1.11 ms
-/// up to the wide tile (k = 16,384); the far path 3.6 ms (k = 20,000 to 70,000); more in the
-/// crate documentation.
+/// otherwise one more read with wider tiles, or five more passes. NVIDIA H100, 2^28 `u32` keys,
+/// k = 16 to 4096: 0.46 to 0.48 ms, against 0.36 ms for one read at the copy rate (more in the
+/// crate's `README.md`).
 ///
 /// # Example
 /// ```no_run
@@ -230,14 +224,14 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
 ///
 /// The wide pass is skipped when the first pass's bound on the radius exceeds the wide tile:
 /// some inversion is then longer than a wide tile, and one that long almost always spans two
-/// wide tiles too (the wide pass would fail; H100, 2^28 u32, k = 32768: the radius 3.66 ms,
-/// 4.23 with the wide pass tried first). Either way the radius is exact.
+/// wide tiles too (the wide pass would fail: H100, 2^28 u32, k = 32768, the radius 3.66 ms
+/// against 4.23 with the wide pass tried first). Either way the radius is exact.
 fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
     let bound = match halo_pass(ctx, keys)? {
         Halo::Exact(r) => return Ok(r),
         Halo::Beyond(bound) => bound,
     };
-    let wide = RadiusPolicy::wide_for_device(ctx.gpu, K::SIZE);
+    let wide = RadiusPolicy::wide_for_key(K::SIZE);
     if wide.tile() > ctx.tile && bound <= wide.tile() {
         let wide_ctx = Ctx::with_policy::<K>(ctx.gpu, ctx.n, ctx.order, wide)?;
         if let Halo::Exact(r) = halo_pass(&wide_ctx, keys)? {
@@ -285,7 +279,7 @@ fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Halo> 
     let tile_lo = DeviceBuffer::<K>::alloc(gpu, tiles)?;
     let kernel = ctx.module.kernel("radius_halo")?;
     let resident = gpu.info().multiprocessors as usize * ctx.min_blocks as usize;
-    // About four waves of blocks, at most 16 tiles a block (measured: see radius.cu).
+    // About four waves of blocks, at most 16 tiles a block (measured: README.md).
     let group = (tiles / (4 * resident)).clamp(1, 16);
     let blocks = grid(gpu, tiles.div_ceil(group), "radius_halo")?;
     let mut args = KernelArgs::new();
@@ -452,7 +446,7 @@ pub fn is_k_sorted<K: SortKey>(
         // No far flag: the radius is exact. A far flag: some inversion spans more than a tile.
         return Ok(halo_pass(&ctx, keys)?.within(k));
     }
-    let wide = RadiusPolicy::wide_for_device(gpu, K::SIZE);
+    let wide = RadiusPolicy::wide_for_key(K::SIZE);
     if k <= wide.tile() {
         // The same with the wide tiles: one read instead of the check's two.
         let wide_ctx = Ctx::with_policy::<K>(gpu, n, order, wide)?;

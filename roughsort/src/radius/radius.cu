@@ -255,17 +255,7 @@ __device__ __forceinline__ Bits min_of(Bits a, Bits b) { return b < a ? b : a; }
 // the true LR is). So the maximum of i - j_i' is the radius whenever no far_check fails (see
 // the one-pass argument at the top: suffix minima within the tile suffice). The host picks the
 // group so that there are about four waves of blocks (at most 16 tiles a block).
-//
-// Measured (H100, 2^28 u32 k-sorted, k = 16 / 256 / 4096, radius call in ms, 2026-11-25):
-// this kernel with 16 tiles a block 0.47-0.48 / 0.45-0.46 / 0.46 (0.50-0.51 / 0.54-0.55 /
-// 0.56-0.57 in the same call without pruning the candidates by the warp's best distance; 0.52 /
-// 0.57-0.58 / 0.58-0.61 also with the warps' totals combined by every thread from shared memory,
-// and the xor of the order kept for ascending keys); one tile a block (a halo
-// read for every tile) 0.70 / 0.75 / 0.73; 64 a block (1.3 waves) 0.55 / 0.66 / 0.72; the next
-// tile loaded into registers while this one is searched (64 registers, 4 blocks an SM) 0.55 /
-// 0.64 / 0.69 (the kernel is bound by its ALU work, not by load latency); the earlier design
-// (one tile a block, decoupled look-back for LR before the tile, re-read of the previous tile
-// when needed) 0.95 / 0.93 / 0.88, its warps mostly waiting at the barrier after the look-back.
+// The kernel is bound by its ALU work, not by load latency (alternatives measured: README.md).
 static_assert((1 << PAD_SHIFT) % ITEMS_PER_THREAD == 0, "a thread's items share one padded row");
 static_assert((TILE & (TILE - 1)) == 0 && TILE <= 0x20000000, "tiles: a power of two, positions ints");
 

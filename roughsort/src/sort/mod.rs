@@ -33,13 +33,9 @@
 //! memory and writes the merge, positions `[bW - W/2, bW + W/2)`. The ticket order means the run
 //! a block waits on belongs to a block already running, so the chain always moves. It saves the
 //! merge pass's read and write (and its partition kernel) for one more merge level in shared
-//! memory: NVIDIA H200, 2^28 `u32`, rough_sort with its radius, same run (the `rough_bench`
-//! example, 2026-11-26): k = 4096 3.54 -> 3.24 ms, k = 2048 3.26 -> 3.24, k = 1025 3.23-3.25 ->
-//! 3.22 (below 4096 the merge path sorted runs of only 2m); k = 16 and 256 (window path)
-//! unchanged. Key-value pairs keep the merge passes (their merges must be stable and carry
-//! values): the chained pass with u32 values (stable, the values as the merge's slots) was
-//! measured slower, H200, rough_sort_pairs at k = 4096 7.56 -> 9.87 ms, k = 1025 8.28 -> 9.80
-//! (the same run, 2026-11-26; the window sort of pairs holds one 512-thread block an SM).
+//! memory (H200, 2^28 `u32`, k = 4096: 3.54 -> 3.24 ms). Key-value pairs keep the merge passes
+//! (their merges must be stable and carry values; a chained pass for pairs measured slower:
+//! README.md).
 //!
 //! **Merge passes**: every window of 8192 (4096) keys is sorted into runs of `2m` in place,
 //! then merge-path merges in global memory (a partition kernel, then one block per tile of a
@@ -74,8 +70,8 @@ pub const SOURCE: KernelSource = KernelSource::new("sort.cu", include_str!("sort
 /// writes at least `W - W / 4 - 1` of them (75 %), so its reads exceed its writes by at most a
 /// third, while every merge path pays a separate window sort and at least one merge pass.
 /// Measured at the crossover (H100, 2^28 `u32`, radius included): `k = 1024` (window) 3.08
-/// ms, `k = 1025` (merge passes) 3.60 ms (5.67 and 5.76 before the 32-key policy of 4-byte
-/// keys); a larger window share (1 / 4) would read every key up to twice.
+/// ms, `k = 1025` (merge passes) 3.60 ms; a larger window share (1 / 4) would read every key
+/// up to twice.
 pub const WINDOW_MAX_K_DIVISOR: usize = 8;
 
 /// The defines of the sort module for keys `K`, values of CUDA type `value` (None: keys
@@ -400,7 +396,7 @@ fn sort_with<K: SortKey, V: SortValue>(
         return Ok(Some(RoughPath::AlreadySorted));
     }
     let value_size = values.as_ref().map(|_| V::SIZE);
-    let policy = SortPolicy::for_device(gpu, K::SIZE, value_size.unwrap_or(0), k);
+    let policy = SortPolicy::for_sizes(K::SIZE, value_size.unwrap_or(0), k);
     let value_type = values.as_ref().map(|_| V::CUDA_TYPE);
     // (Keyed by what the defines are made of: no defines built and hashed on every call.)
     let module = gpu.module_keyed(
@@ -527,9 +523,8 @@ fn sort_with<K: SortKey, V: SortValue>(
 /// unchanged.
 ///
 /// # Performance
-/// NVIDIA H100, 2^28 `u32`, radius included: 1.27 ms at `k = 16`, 1.90 ms at `k = 256`, 2.79 ms
-/// at `k = 4096`, against 6.39-6.42 ms for CUB's radix sort in the same run (tables in the
-/// crate documentation). The result may live in a new allocation (see the module
+/// NVIDIA H100, 2^28 `u32`, radius included: 5.07x / 3.41x / 2.30x as fast as CUB's radix sort
+/// at `k = 16 / 256 / 4096` (the table is in the crate's `README.md`). The result may live in a new allocation (see the module
 /// documentation).
 ///
 /// # Example
@@ -730,7 +725,7 @@ mod tests {
         let mut all: Vec<SortPolicy> = Vec::new();
         for (key, value) in [(4, 0), (8, 0), (4, 4), (4, 8), (8, 4), (8, 8)] {
             for k in [1, 31, 32, 4096] {
-                let p = SortPolicy::for_sizes(key, value, k, (9, 0));
+                let p = SortPolicy::for_sizes(key, value, k);
                 if !all.contains(&p) {
                     all.push(p);
                 }

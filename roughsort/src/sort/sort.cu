@@ -218,15 +218,9 @@ __device__ __forceinline__ void register_sort(Bits (&key)[ITEMS_PER_THREAD], u32
 // compare-exchange (position i against i ^ (S - 1)), then half-cleaners of strides S / 4 down
 // to 1. Strides of a thread's items or more cross lanes (shuffles), smaller ones stay in
 // registers; no shared memory, no barrier. Not stable, so key-value sorts keep the merge levels (equal keys alone are
-// bit-identical). Measured (H100, 2^28 u32 k-sorted, rough_sort with its radius, same run): with
-// these steps up to runs of 512 and the offset level in the warps, k = 16 1.78 ms (merge levels:
-// 1.99), k = 256 3.34 (3.63), k = 4096 5.12 (5.62); key-value pairs by the same network (keys
-// compared with their window index, two shuffles each) ran up to 1.8x slower than the merge
-// levels (77 registers: one window per SM). A lane-crossing compare-exchange takes a shuffle, a
-// compare folded with the lane's side (ISETP.XOR) and a select; done with complements (the lane
-// side as an all-ones mask xored into both keys and the result) it took five instructions, and
-// the k = 256 sort (after the radius) 2.42 ms against 1.72 ms in this form (H100, 2^28 u32,
-// 512 × 16, 2026-11-25).
+// bit-identical); for keys alone they beat the merge levels (README.md). A lane-crossing
+// compare-exchange takes a shuffle, a compare folded with the lane's side (ISETP.XOR) and a
+// select.
 #define WARP_RUN (32 * ITEMS_PER_THREAD)
 #if !HAS_VALUES
 
@@ -283,10 +277,7 @@ __device__ __forceinline__ void warp_transpose(Bits (&key)[ITEMS_PER_THREAD], Bi
 // two or more half-cleaner strides of 32 and more (S >= 256) run in registers in the striped
 // layout (a transpose there and back: four shared accesses a key instead of two ALU
 // instructions a key and stride), the rest as above; the warp's slots of `sk` are then
-// overwritten. Measured and not kept (H100, 2^28 u32, rough_bench, same run): every step from
-// S = 64 without shuffles, its second runs of S / 2 reversed on the way to the striped layout
-// so that the mirrored compare-exchange becomes a half-cleaner there: k = 256 / 1024 / 4096
-// 1.88 / 2.69 / 2.80 -> 1.95 / 2.77 / 2.90 ms (u64 keys at 2^26, k = 4096: 1.85 -> 1.96).
+// overwritten.
 __device__ __forceinline__ void warp_merge_step(Bits (&key)[ITEMS_PER_THREAD], u32 S, Bits* sk) {
     lane_stage<true>(key, S / ITEMS_PER_THREAD - 1);
     u32 stride = S / 4;
@@ -365,9 +356,8 @@ __device__ __forceinline__ RunPair run_pair(u32 x, u32 R, u32 o) {
 // B's largest keys, once B is the right index reads A's, never below what the other side has
 // left, so each output is a compare, selects and one shared load. Stable merges take a tie from
 // the left while it is in A (i < a1); keys alone take ties from either side (equal keys are
-// bit-identical). The forward merge with bounds checks compiled to a branch per output that the
-// warp ran both ways (H100, 2^28 u32 keys, k = 4096, sort_runs_chained: ALU pipe 86% busy, 151
-// ALU instructions a key).
+// bit-identical). (The forward merge with bounds checks compiled to a branch per output that the
+// warp ran both ways.)
 
 // The number of A keys among the first `diag` outputs of the merge of A = s[a0 .. a0 + la) and
 // B (key q at blast - q), ties from A, known to lie in [lo, hi].
@@ -751,11 +741,8 @@ merge_partition(const KEY_T* keys, u64 n, Bits flip, u64 run, u64 offset, u64 ti
 
 // ---- merge_pass: one block of MERGE_THREADS per merge tile; static shared memory. Writes
 // out[x0, x1) (x0 = b * MERGE_TILE, x1 = min(x0 + MERGE_TILE, n)): the merge of the tile's
-// share of its segment's A and B. in and out must differ. Measured and not kept (H100, 2^26,
-// sortlab bench roughsort, alternated runs, 2026-11-26): full tiles staged with B reversed and
-// merged without bounds checks, as the windows are: u32 keys at k = 70000 3.12 -> 3.08-3.10
-// ms, u32 pairs 5.15 -> 5.08-5.09, but u64 pairs 3.63 -> 3.73-3.75 (k = 4096) and 9.47 ->
-// 9.78 (k = 70000): this pass waits on memory, not on its ALU. ----
+// share of its segment's A and B. in and out must differ. Bounds-checked: this pass waits on memory, not on its ALU (the
+// windows' branch-free merge measured no faster here: README.md). ----
 extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
 merge_pass(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value* out_vals, u64 n, Bits flip, u64 run,
            u64 offset, const u64* splits) {
