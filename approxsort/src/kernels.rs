@@ -104,6 +104,13 @@ impl Kernels {
         self.gpu.info().multiprocessors as usize
     }
 
+    /// Blocks of `shared` bytes of dynamic shared memory that fit one multiprocessor, at most
+    /// `wanted`.
+    pub(crate) fn blocks_that_fit(&self, shared: usize, wanted: u32) -> u32 {
+        let per_sm = self.gpu.info().shared_per_block_optin + SHARED_RESERVE;
+        ((per_sm / (shared + SHARED_RESERVE)) as u32).clamp(1, wanted.max(1))
+    }
+
     /// A grid-stride launch over `items` with `threads` threads a block and at most
     /// `per_sm` blocks a multiprocessor.
     pub(crate) fn grid(&self, items: usize, threads: u32, per_sm: u32) -> u32 {
@@ -174,6 +181,9 @@ impl Kernels {
         unsafe { self.launch("scan_small", 1, SCAN_SMALL_THREADS, 0, &args) }
     }
 }
+
+/// Shared memory the runtime keeps per block beside a kernel's own (static) shared memory.
+pub(crate) const SHARED_RESERVE: usize = 1024;
 
 // Sizes approx.cu takes as defines (module_defines): the kernels use these, not its defaults.
 

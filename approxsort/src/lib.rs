@@ -149,6 +149,7 @@
 
 mod kernels;
 mod options;
+mod phases;
 mod policy;
 mod quality;
 mod refine;
@@ -158,6 +159,7 @@ mod sort;
 
 pub use kernels::{module_defines, SOURCE};
 pub use options::{ApproxOptions, ApproxVariant, Intervals, DEFAULT_INTERVALS, MAX_INTERVALS};
+pub use phases::PHASES_ENV;
 pub use policy::ApproxPolicy;
 pub use refine::{refine, refine_host, refine_pairs, refine_pairs_host, RefineStats};
 pub use result::{ApproxPath, ApproxQuality, ApproxResult};
@@ -166,5 +168,5 @@ pub use sort::{
     approx_sort, approx_sort_host, approx_sort_into, approx_sort_into_with_policy,
     approx_sort_pairs, approx_sort_pairs_host, approx_sort_pairs_into,
     approx_sort_pairs_into_with_policy, approx_sort_pairs_with_scratch, approx_sort_with_scratch,
-    scratch_bytes, scratch_bytes_pairs, PHASES_ENV,
+    scratch_bytes, scratch_bytes_pairs,
 };

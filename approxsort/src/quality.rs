@@ -7,7 +7,6 @@ use sortlab_primitives::{DeviceBuffer, Error, KernelArgs, KeyBits, Result, SortK
 use crate::kernels::Kernels;
 use crate::policy::ApproxPolicy;
 use crate::result::{ApproxQuality, ApproxResult};
-use crate::sort::flip_of;
 
 impl ApproxResult {
     /// The quality report of `keys`, the output this result describes: non-empty intervals
@@ -72,7 +71,7 @@ impl ApproxResult {
         args.ptr(lr.ptr())
             .ptr(rl.ptr())
             .push(n as u64)
-            .push(flip_of::<K>(self.order()).to_u64())
+            .push(self.order().flip::<K::Bits>().to_u64())
             .ptr(result.ptr());
         // SAFETY: `radius_distances(const KEY_T*, const KEY_T*, u64, Bits, u64*)`: lr and rl
         // hold n keys, reads stay in 0..=i; result is one zeroed word.

@@ -22,9 +22,9 @@ use sortlab_primitives::{
 };
 
 use crate::kernels::{value_type, Kernels};
+use crate::phases::Phases;
 use crate::policy::ApproxPolicy;
 use crate::result::ApproxResult;
-use crate::sort::{blocks_that_fit, flip_of, Phases};
 
 /// Segments of at most this many keys are sorted by one warp (two keys a lane; `WARP_SORT_MAX`
 /// of `approx.cu`).
@@ -204,7 +204,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
     let policy = ApproxPolicy::for_device(gpu, K::SIZE, if with_values { V::SIZE } else { 0 });
     let kern = Kernels::new::<K>(gpu, value_type::<V>(with_values), n, policy)?;
     let p = kern.policy;
-    let flip = flip_of::<K>(approx.order()).to_u64();
+    let flip = approx.order().flip::<K::Bits>().to_u64();
     let mut out_k = DeviceBuffer::<K>::alloc(gpu, n)?;
     let mut out_v = DeviceBuffer::<V>::alloc(gpu, if with_values { n } else { 0 })?;
     let a = Side {
@@ -431,7 +431,7 @@ fn bucket_pass<K: SortKey>(
     // numbers < nsegs (2 words each in seg_mm, zeroed).
     unsafe { kern.launch("seg_minmax", tile_grid, p.block_threads, 0, &args)? };
     let hist = max_m * 4;
-    let grid = ntiles.min(kern.sms() * blocks_that_fit(gpu, hist, p.blocks_per_sm) as usize) as u32;
+    let grid = ntiles.min(kern.sms() * kern.blocks_that_fit(hist, p.blocks_per_sm) as usize) as u32;
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())
         .push(ntiles as u32)
@@ -455,7 +455,7 @@ fn bucket_pass<K: SortKey>(
     )?;
     let shared = kern.staged_shared_bytes(max_m, false);
     let grid =
-        ntiles.min(kern.sms() * blocks_that_fit(gpu, shared, p.blocks_per_sm) as usize) as u32;
+        ntiles.min(kern.sms() * kern.blocks_that_fit(shared, p.blocks_per_sm) as usize) as u32;
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())
         .push(ntiles as u32)

@@ -10,8 +10,6 @@ use sortlab_primitives::{DeviceBuffer, KernelArgs, KeyBits, Result, SortKey};
 
 use crate::kernels::{Kernels, SPLIT_TABLE};
 use crate::options::ApproxOptions;
-use crate::refine::refine;
-use crate::sort::approx_sort;
 
 /// Sample keys drawn per interval (the oversampling factor).
 pub const SAMPLE_PER_INTERVAL: usize = 16;
@@ -23,7 +21,7 @@ pub const SAMPLE_SEED: u64 = 0x5EED_A995_0127_2011;
 /// SplitMix64's own stream).
 pub const SAMPLE_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Keys per interval when the sample itself is sorted (an approximate sort with equal widths,
-/// then [`refine`]): most intervals then hold at most 64 keys, a warp's sort.
+/// then `refine`): most intervals then hold at most 64 keys, a warp's sort.
 const SAMPLE_SORT_BUCKET: usize = 32;
 
 /// The sample size for `n` keys and `intervals` intervals:
@@ -33,13 +31,16 @@ pub fn sample_len(n: usize, intervals: usize) -> usize {
         .min(MAX_SAMPLE)
 }
 
-/// Writes the `opts.intervals - 1` splitters of `keys` (ranked bits) at device address `out`.
+/// Writes the `opts.intervals - 1` splitters of `keys` (ranked bits) at device address `out`;
+/// `sort` fully sorts the sample in the order of the options it is given (the approximate sort
+/// and its refinement: the caller's, so that this module does not reach up to them).
 pub(crate) fn build_splitters<K: SortKey>(
     kern: &Kernels,
     keys: &DeviceBuffer<K>,
     opts: &ApproxOptions,
     flip: K::Bits,
     out: u64,
+    sort: impl FnOnce(&mut DeviceBuffer<K>, &ApproxOptions) -> Result<()>,
 ) -> Result<()> {
     let gpu = &kern.gpu;
     let p = &kern.policy;
@@ -73,8 +74,7 @@ pub(crate) fn build_splitters<K: SortKey>(
         order: opts.order,
         ..ApproxOptions::default()
     };
-    let r = approx_sort(gpu, &mut sample, &sort_opts)?;
-    refine(gpu, &mut sample, &r)?;
+    sort(&mut sample, &sort_opts)?;
     let mut args = KernelArgs::new();
     args.ptr(sample.ptr())
         .push(s as u64)
