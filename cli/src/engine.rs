@@ -3,8 +3,9 @@
 //! GPU runtime.
 
 use sortlab_primitives::{runtime, DeviceBuffer, Gpu, Order};
+use sortlab_registry::Algo;
 
-use crate::algo::{gpu_algo_names, Algo};
+use crate::algo::{cpu_sort, gpu_sort, no_gpu_implementation};
 use crate::error::CliError;
 use crate::key::CliKey;
 
@@ -66,16 +67,13 @@ pub fn choose_engine(
         EngineChoice::Cpu => Ok((Engine::Cpu, None)),
         EngineChoice::Gpu => {
             let gpu = open_gpu().map_err(|reason| CliError::NoDevice { reason })?;
-            if algo.gpu.is_none() {
-                return Err(CliError::NoGpuImplementation {
-                    algo: algo.name.to_string(),
-                    with_gpu: gpu_algo_names(),
-                });
+            if !algo.has_gpu() {
+                return Err(no_gpu_implementation(algo));
             }
             Ok((Engine::Gpu(gpu), None))
         }
         EngineChoice::Auto => {
-            if algo.gpu.is_none() {
+            if !algo.has_gpu() {
                 return Ok((Engine::Cpu, None));
             }
             match open_gpu() {
@@ -100,17 +98,11 @@ pub fn sort_on<K: CliKey>(
 ) -> Result<(), CliError> {
     match engine {
         Engine::Cpu => {
-            K::cpu_sort(&algo.cpu)(keys, order);
+            cpu_sort::<K>(algo)?(keys, order);
             Ok(())
         }
         Engine::Gpu(gpu) => {
-            let table = algo
-                .gpu
-                .as_ref()
-                .ok_or_else(|| CliError::NoGpuImplementation {
-                    algo: algo.name.to_string(),
-                    with_gpu: gpu_algo_names(),
-                })?;
+            let sort = gpu_sort::<K>(algo)?;
             if keys.len() < 2 {
                 return Ok(());
             }
@@ -120,7 +112,7 @@ pub fn sort_on<K: CliKey>(
                 source,
             };
             let mut buf = DeviceBuffer::from_host(gpu, keys).map_err(gpu_err)?;
-            K::gpu_sort(table)(gpu, &mut buf, order).map_err(gpu_err)?;
+            sort(gpu, &mut buf, order).map_err(gpu_err)?;
             buf.copy_to_host(keys).map_err(gpu_err)
         }
     }

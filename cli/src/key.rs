@@ -3,30 +3,18 @@
 
 use sortlab_primitives::{KeyType, SortKey};
 
-use crate::algo::{CpuSort, CpuSortFn, GpuSort, GpuSortFn};
 use crate::error::CliError;
 
-/// A [`SortKey`] the command can dispatch to: it knows its [`KeyType`] and which function of
-/// a per-type table ([`CpuSort`], [`GpuSort`]) is its own.
+/// A [`SortKey`] the command can dispatch to: it knows its [`KeyType`].
 pub trait CliKey: SortKey {
     /// The run-time name of this type.
     const TYPE: KeyType;
-    /// This type's CPU sort in `table`.
-    fn cpu_sort(table: &CpuSort) -> CpuSortFn<Self>;
-    /// This type's GPU sort in `table`.
-    fn gpu_sort(table: &GpuSort) -> GpuSortFn<Self>;
 }
 
 macro_rules! cli_key {
     ($($t:ident => $v:ident),*) => {$(
         impl CliKey for $t {
             const TYPE: KeyType = KeyType::$v;
-            fn cpu_sort(table: &CpuSort) -> CpuSortFn<Self> {
-                table.$t
-            }
-            fn gpu_sort(table: &GpuSort) -> GpuSortFn<Self> {
-                table.$t
-            }
         }
     )*};
 }

@@ -5,10 +5,10 @@
 //! - `sortlab info`: the GPU (or why there is none), NVRTC, the CPU engine;
 //! - `sortlab list`: registered algorithms, key types, input patterns, bench suites;
 //! - `sortlab gen`: write a generated input file (raw little-endian keys);
-//! - `sortlab sort`: sort a file with a registered algorithm ([`algo::ALGOS`]) on the CPU or
-//!   GPU engine ([`engine`]);
+//! - `sortlab sort`: sort a file with a registered algorithm (`sortlab_registry::ALGOS`) on
+//!   the CPU or GPU engine ([`engine`]);
 //! - `sortlab check`: sorted / k-sorted / equal / permutation checks and the radius;
-//! - `sortlab bench`: benchmark suites with a table and JSON Lines output;
+//! - `sortlab bench`: benchmark suites ([`bench`]) with a table and JSON Lines output;
 //! - `sortlab reproduce`: a source paper's experiment as Markdown tables, SVG figures
 //!   ([`plot`]) and JSON Lines rows.
 //!
@@ -17,17 +17,18 @@
 //! written atomically ([`io::write_atomic`]): a failed command leaves no partial file and an
 //! existing output untouched.
 //!
-//! Adding a sort is one entry in [`algo::ALGOS`]; adding a bench suite is one arm in
-//! [`cmd::bench::run`] and a name in [`cmd::bench::SUITES`].
+//! Adding a sort is one entry in `sortlab_registry::ALGOS` (the registry crate's docs have the
+//! recipe); adding a bench suite is a file in `bench/suites/`, one arm in [`bench::run`] and a
+//! name in [`bench::SUITES`].
 #![deny(missing_docs)]
 
 pub mod algo;
 pub mod args;
 mod backend;
+pub mod bench;
 pub mod cmd;
 pub mod engine;
 mod error;
-pub mod gpu_algos;
 pub mod io;
 mod key;
 pub mod plot;
@@ -77,7 +78,7 @@ pub fn execute(cli: &Cli) -> Result<Status, CliError> {
             cmd::check::Verdict::Pass => Status::Ok,
             cmd::check::Verdict::Fail(_) => Status::CheckFailed,
         }),
-        Command::Bench(a) => cmd::bench::run(a).map(|()| Status::Ok),
+        Command::Bench(a) => bench::run(a).map(|()| Status::Ok),
         Command::Reproduce(a) => cmd::reproduce::run(a).map(|()| Status::Ok),
     }
 }

@@ -2,16 +2,17 @@
 
 use sortlab_primitives::KeyType;
 
-use super::bench::SUITES;
+use sortlab_registry::ALGOS;
+
 use super::say;
-use crate::algo::ALGOS;
 use crate::backend::patterns::Pattern;
+use crate::bench::SUITES;
 
 /// Prints the algorithms, key types, patterns and bench suites.
 pub fn run() {
     say("algorithms:");
     for a in ALGOS {
-        let engines = if a.gpu.is_some() { "cpu, gpu" } else { "cpu" };
+        let engines = if a.has_gpu() { "cpu, gpu" } else { "cpu" };
         let stable = if a.stable { "stable" } else { "unstable" };
         say(&format!(
             "  {:<24} {:<9} {:<9} {}",

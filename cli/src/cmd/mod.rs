@@ -1,10 +1,5 @@
 //! One module per subcommand.
 
-pub mod bench;
-pub mod bench_algos;
-mod bench_filter;
-pub mod bench_primitives;
-pub mod bench_slots;
 pub mod check;
 pub mod gen;
 pub mod info;

@@ -2,8 +2,10 @@
 
 use std::time::Instant;
 
+use sortlab_registry::Algo;
+
 use super::{ms, note};
-use crate::algo::{find_algo, Algo};
+use crate::algo::find_algo;
 use crate::args::SortArgs;
 use crate::engine::{choose_engine, sort_on};
 use crate::error::CliError;

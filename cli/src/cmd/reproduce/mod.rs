@@ -12,9 +12,9 @@ mod roughsort;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::bench::BenchRow;
 use super::{note, say};
 use crate::args::ReproduceArgs;
+use crate::bench::BenchRow;
 use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::io::write_atomic;

@@ -27,10 +27,11 @@ use super::{fmt_ms, Report, Table};
 use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::cmd::bench::{today, BenchRow};
-use crate::cmd::bench_algos::{rough_err, time_cpu, wrong};
-use crate::cmd::bench_primitives::gpu_err;
-use crate::cmd::bench_slots::{slot_count, time_gpu_in_place, time_gpu_rotating, InputSlots};
+use crate::bench::row::{today, wrong, BenchRow};
+use crate::bench::suites::roughsort::rough_err;
+use crate::bench::timing::{
+    gpu_err, slot_count, time_cpu, time_gpu_in_place, time_gpu_rotating, InputSlots,
+};
 use crate::cmd::note;
 use crate::engine::{cpu_description, open_gpu};
 use crate::error::CliError;
@@ -287,6 +288,7 @@ impl Bench<'_> {
         note(&format!("reproduce roughsort: radius, n = {n}, k = {k}"));
         let input = generate::<u32>(Pattern::KSorted(k), n as usize, self.seed);
         let mut work = input.clone();
+        let restore = |w: &mut [u32]| w.copy_from_slice(&input);
         let mut out = Vec::new();
         let forms: [(&str, RadiusFn); 3] = [
             ("cpu-seq", rough::radius::<u32>),
@@ -295,7 +297,7 @@ impl Bench<'_> {
         ];
         for (algo, f) in forms {
             let mut got = usize::MAX;
-            let t = time_cpu(self.reps, &input, &mut work, |w| got = f(w, ORDER));
+            let t = time_cpu(self.reps, &mut work[..], restore, |w| got = f(w, ORDER));
             check_radius(algo, n, k, got)?;
             out.push(self.push(algo, "cpu", "radius", n, k, t));
         }
@@ -322,30 +324,31 @@ impl Bench<'_> {
         let mut want = input.clone();
         want.sort_unstable();
         let mut work = input.clone();
+        let restore = |w: &mut [u32]| w.copy_from_slice(&input);
         let mut out = Vec::new();
 
         let mut found = usize::MAX;
-        let t = time_cpu(self.reps, &input, &mut work, |w| {
+        let t = time_cpu(self.reps, &mut work[..], restore, |w| {
             found = rough::rough_sort_seq(w, ORDER)
         });
         check_radius("roughsort-seq", n, k, found)?;
         check_sorted("roughsort-seq", n, k, &work, &want)?;
         out.push(self.push("roughsort-seq", "cpu", "sort_keys", n, k, t));
 
-        let t = time_cpu(self.reps, &input, &mut work, |w| {
+        let t = time_cpu(self.reps, &mut work[..], restore, |w| {
             found = rough::rough_sort_par(w, ORDER)
         });
         check_radius("roughsort-par", n, k, found)?;
         check_sorted("roughsort-par", n, k, &work, &want)?;
         out.push(self.push("roughsort-par", "cpu", "sort_keys", n, k, t));
 
-        let t = time_cpu(self.reps, &input, &mut work, |w| w.sort());
+        let t = time_cpu(self.reps, &mut work[..], restore, |w| w.sort());
         check_sorted("merge-sort-seq", n, k, &work, &want)?;
         out.push(self.push("merge-sort-seq", "cpu", "sort_keys", n, k, t));
 
         if bubble_fits(n, k) {
             let mut passes = 0;
-            let t = time_cpu(self.reps, &input, &mut work, |w| {
+            let t = time_cpu(self.reps, &mut work[..], restore, |w| {
                 passes = rough::bubble_sort(w, ORDER)
             });
             check_sorted("bubble-sort", n, k, &work, &want)?;

@@ -1,5 +1,5 @@
 //! `--algo` for the suites whose rows are named by the suite itself (`primitives`, `radix`,
-//! `approxsort`, `roughsort`), not by the sort registry of `bench sort`.
+//! `approxsort`, `roughsort`), not by the algorithm registry as in `bench sort`.
 
 use crate::error::CliError;
 

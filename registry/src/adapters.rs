@@ -1,7 +1,7 @@
 //! Adapters from the algorithm crates' entry points to the registry's shapes
-//! (`fn(&mut [K], Order)` on the CPU, `fn(&Gpu, &mut DeviceBuffer<K>, Order) -> Result<()>` on
-//! the GPU), one per registered algorithm. Each is a one-line call with the algorithm's
-//! default options; the benches and experiments call the crates directly for anything else.
+//! ([`CpuSortFn`](crate::CpuSortFn), [`GpuSortFn`](crate::GpuSortFn)), one per registered
+//! algorithm whose entry point takes options: each is a one-line call with the algorithm's
+//! default options.
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions};
 use sortlab_cpu_reference as cref;
@@ -14,37 +14,45 @@ fn radix_gpu<K: SortKey>(
     order: Order,
     variant: RadixVariant,
 ) -> Result<()> {
-    radix::sort_keys(
-        gpu,
-        keys,
-        &RadixOptions::default()
-            .with_order(order)
-            .with_variant(variant),
-    )
+    let opts = RadixOptions::default()
+        .with_order(order)
+        .with_variant(variant);
+    radix::sort_keys(gpu, keys, &opts)
 }
 
 /// `radix-onebit` on the GPU: [`RadixVariant::OneBit`].
-pub fn radix_onebit<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Order) -> Result<()> {
+pub(crate) fn radix_onebit<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+) -> Result<()> {
     radix_gpu(gpu, keys, order, RadixVariant::OneBit)
 }
 
 /// `radix-satish` on the GPU: [`RadixVariant::Satish`].
-pub fn radix_satish<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Order) -> Result<()> {
+pub(crate) fn radix_satish<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+) -> Result<()> {
     radix_gpu(gpu, keys, order, RadixVariant::Satish)
 }
 
 /// `radix` on the GPU: [`RadixVariant::Fast`].
-pub fn radix_fast<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Order) -> Result<()> {
+pub(crate) fn radix_fast<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+) -> Result<()> {
     radix_gpu(gpu, keys, order, RadixVariant::Fast)
 }
 
-/// The CPU twin of every radix variant: the rayon radix sort.
-pub fn radix_cpu<K: SortKey>(keys: &mut [K], order: Order) {
-    cref::radix::sort_keys(keys, order);
-}
-
 /// `roughsort` on the GPU: radius determination, then the k-sorted sort.
-pub fn rough_gpu<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Order) -> Result<()> {
+pub(crate) fn rough_gpu<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+) -> Result<()> {
     match sortlab_roughsort::rough_sort(gpu, keys, order) {
         Ok(_) => Ok(()),
         Err(sortlab_roughsort::Error::Gpu(e)) => Err(e),
@@ -54,30 +62,33 @@ pub fn rough_gpu<K: SortKey>(gpu: &Gpu, keys: &mut DeviceBuffer<K>, order: Order
 }
 
 /// `roughsort` on the CPU: the parallel (Altman-Chlebus) roughsort.
-pub fn rough_cpu<K: SortKey>(keys: &mut [K], order: Order) {
+pub(crate) fn rough_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     cref::rough::rough_sort_par(keys, order);
 }
 
 /// `roughsort-seq` on the CPU: the sequential halving roughsort.
-pub fn rough_seq_cpu<K: SortKey>(keys: &mut [K], order: Order) {
+pub(crate) fn rough_seq_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     cref::rough::rough_sort_seq(keys, order);
 }
 
 /// `approx-refine` on the GPU: the approximate sort with sampled intervals, then `refine`
 /// (a bucket sort: a full sort).
-pub fn approx_refine_gpu<K: SortKey>(
+pub(crate) fn approx_refine_gpu<K: SortKey>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<()> {
-    let opts = refine_options(order);
+    let opts = ApproxOptions {
+        order,
+        ..ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
+    };
     let result = approxsort::approx_sort(gpu, keys, &opts)?;
     approxsort::refine(gpu, keys, &result)?;
     Ok(())
 }
 
 /// `approx-refine` on the CPU: the twin's approximate sort, then its refine.
-pub fn approx_refine_cpu<K: SortKey>(keys: &mut [K], order: Order) {
+pub(crate) fn approx_refine_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     let opts = cref::approx::ApproxOptions {
         order,
         ..cref::approx::ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
@@ -86,12 +97,5 @@ pub fn approx_refine_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     // unsorted, which the caller's check reports.
     if let Ok(r) = cref::approx::approx_sort(keys, &opts) {
         let _ = cref::approx::refine(keys, &r);
-    }
-}
-
-fn refine_options(order: Order) -> ApproxOptions {
-    ApproxOptions {
-        order,
-        ..ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
     }
 }

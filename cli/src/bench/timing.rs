@@ -1,21 +1,74 @@
-//! Rotating device buffers over the timed calls of `sortlab bench` (DESIGN.md §6), as the CUB
-//! anchors do: each row keeps `k` copies ("slots") of what a call reads and writes, with `k`
-//! slots spanning at least three times the L2 cache (`k = 1` once one slot does), and timed
-//! call `r` uses slot `r % k`. A call then never finds its input or output still in L2 from an
-//! earlier call or from the upload, so a small input is timed from device memory as a large one
-//! is, and as CUB's rows are. A slot whose input a call overwrites (an in-place sort) is restored
-//! from the pristine copy right after each use, untimed, so that it too has left L2 when its
-//! turn comes again.
+//! How every benchmark of the command times a call (`sortlab bench` suites and `sortlab
+//! reproduce`), DESIGN.md section 6.
+//!
+//! - CPU: [`time_cpu`], the wall clock around the call alone, one warm-up call first.
+//! - GPU: CUDA events around the device-resident call alone ([`time_gpu_slots`] and its
+//!   forms), after [`WARMUP_CALLS`] untimed calls, with room reserved in the memory pool first
+//!   ([`reserve_room`]).
+//! - Rotating slots, as the CUB anchors do: each row keeps `k` copies ("slots") of what a call
+//!   reads and writes, `k` slots spanning at least three times the L2 cache ([`slot_count`]),
+//!   timed call `r` on slot `r % k`. A call then never finds its data still in L2 from an earlier
+//!   call or the upload, so a small input is timed from device memory as a large one is. A slot
+//!   whose input a call overwrites (an in-place sort) is restored from the pristine copy right
+//!   after each use, untimed.
+//! - Every form reports the [`median`] of the timed calls.
+
+use std::time::Instant;
 
 use sortlab_primitives::{DeviceBuffer, DeviceCopy, Gpu, GpuTimer};
 
-use super::bench::median;
-use super::bench_primitives::gpu_err;
 use crate::error::CliError;
+
+/// The median of `times` (the primitives' [`sortlab_primitives::median`]).
+pub use sortlab_primitives::median;
+
+/// Untimed calls before the timed ones, as CUB's anchors make (`--warmup`, default 3); the first
+/// compiles the modules. With room reserved in the pool first ([`reserve_room`]) the timed calls
+/// are the steady state a caller sees call after call (cli/README.md has the measurement).
+pub(crate) const WARMUP_CALLS: usize = 3;
 
 /// Most slots a row keeps: slots of at least 3 * L2 / MAX_SLOTS bytes (about 37 KiB on a 50 MiB
 /// L2) get the full span; smaller ones, whose calls are latency-bound anyway, as many as this.
 const MAX_SLOTS: usize = 4096;
+
+/// A [`CliError::Gpu`] maker for runtime errors while running `what`.
+pub(crate) fn gpu_err(what: &str) -> impl Fn(sortlab_primitives::Error) -> CliError + '_ {
+    move |source| CliError::Gpu {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// Median of `reps` wall-clock-timed `call(state)`, after one untimed warm-up call; `restore`
+/// puts the input in place before every call, outside the timed region (a no-op for calls that
+/// leave their input as it was).
+pub(crate) fn time_cpu<S: ?Sized>(
+    reps: u32,
+    state: &mut S,
+    mut restore: impl FnMut(&mut S),
+    mut call: impl FnMut(&mut S),
+) -> f64 {
+    restore(state);
+    call(state);
+    let mut t = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        restore(state);
+        let s = Instant::now();
+        call(state);
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    median(&mut t)
+}
+
+/// Makes room for `bytes` in the device's memory pool ([`Gpu::reserve_pool`], at most half the
+/// free device memory) before a row's buffers are allocated, so that no timed call waits for the
+/// driver to map new memory for its scratch buffers.
+pub(crate) fn reserve_room(gpu: &Gpu, bytes: usize, what: &str) -> Result<(), CliError> {
+    let err = gpu_err(what);
+    let (free, _) = gpu.memory_info().map_err(&err)?;
+    gpu.reserve_pool(bytes.min(free / 2)).map_err(&err)?;
+    Ok(())
+}
 
 /// Slots of `slot_bytes` each (what one call reads plus what it writes) that together span at
 /// least three times the L2 cache of `gpu`; 1 when one slot already does; at most
@@ -30,17 +83,6 @@ fn slots_for(l2_bytes: usize, slot_bytes: usize) -> usize {
     (3 * l2_bytes)
         .div_ceil(slot_bytes.max(1))
         .clamp(1, MAX_SLOTS)
-}
-
-/// Makes room for `bytes` in the device's memory pool ([`Gpu::reserve_pool`], at most half the
-/// free device memory) before a row's buffers are allocated, so that no timed call waits for the
-/// driver to map new memory for its scratch buffers (measured: 1.1 to 1.7 ms a call at 2^28
-/// pairs, in the first few calls after the pool last grew).
-pub(crate) fn reserve_room(gpu: &Gpu, bytes: usize, what: &str) -> Result<(), CliError> {
-    let err = gpu_err(what);
-    let (free, _) = gpu.memory_info().map_err(&err)?;
-    gpu.reserve_pool(bytes.min(free / 2)).map_err(&err)?;
-    Ok(())
 }
 
 /// `k` device copies of `src`.
@@ -72,16 +114,6 @@ pub(crate) fn buffers<T: DeviceCopy>(
         .collect::<sortlab_primitives::Result<_>>()
         .map_err(gpu_err(what))
 }
-
-/// Untimed calls before the timed ones, as CUB's anchors make (`--warmup`, default 3); the first
-/// compiles the modules. With rows that also reserve room in the memory pool first
-/// ([`reserve_room`]) the timed calls are the steady state a caller sees call after call.
-/// Measured on an H100 (roughsort's `rough_bench` with `ROUGH_PAIRS=1`, 2^28 u32/u32 pairs):
-/// without the room, the three calls after the first took 1.1 to 1.7 ms longer each (k = 16:
-/// 4.0-4.5 against 2.70 ms, k = 4096: 8.0-8.4 against 6.98), spent in the host's part of the
-/// call while the driver mapped memory for the pool, so that the median of 5 runs after one
-/// warm-up landed on a slow call or not from run to run.
-pub(crate) const WARMUP_CALLS: usize = 3;
 
 /// Median of `reps` event-timed calls `step(slot, false)` over `k` rotating slots (call `r` on
 /// slot `r % k`), after [`WARMUP_CALLS`] untimed calls on slots 0, 1, ..., and the slot of the
@@ -213,6 +245,7 @@ pub(crate) struct InputSlots<'a, T: DeviceCopy> {
 }
 
 impl<'a, T: DeviceCopy> InputSlots<'a, T> {
+    /// `k` slots of `pristine`.
     pub(crate) fn new(
         gpu: &Gpu,
         pristine: &'a DeviceBuffer<T>,
@@ -235,7 +268,7 @@ impl<'a, T: DeviceCopy> InputSlots<'a, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::slots_for;
+    use super::*;
 
     #[test]
     fn slots_span_three_l2_caches() {
@@ -244,8 +277,27 @@ mod tests {
         assert!(38 * (4 << 20) >= 3 * l2 && 37 * (4 << 20) < 3 * l2);
         assert_eq!(slots_for(l2, 150 << 20), 1);
         assert_eq!(slots_for(l2, 1 << 30), 1);
-        assert_eq!(slots_for(l2, 8), super::MAX_SLOTS);
-        assert_eq!(slots_for(l2, 0), super::MAX_SLOTS);
+        assert_eq!(slots_for(l2, 8), MAX_SLOTS);
+        assert_eq!(slots_for(l2, 0), MAX_SLOTS);
         assert_eq!(slots_for(0, 4096), 1);
+    }
+
+    #[test]
+    fn cpu_timing_restores_before_every_call() {
+        let input = [3u32, 1, 2];
+        let mut work = [0u32; 3];
+        let mut calls = 0;
+        let t = time_cpu(
+            4,
+            &mut work[..],
+            |w| w.copy_from_slice(&input),
+            |w| {
+                assert_eq!(w, input);
+                w.sort();
+                calls += 1;
+            },
+        );
+        assert_eq!((calls, work), (5, [1, 2, 3]));
+        assert!(t >= 0.0);
     }
 }

@@ -1,0 +1,10 @@
+//! One file per benchmark suite; [`algos`] runs the algorithm crates' suites (`radix`,
+//! `approxsort`, `roughsort`) over their shared [`point`]s.
+
+pub mod algos;
+mod approxsort;
+mod point;
+pub mod primitives;
+mod radix;
+pub(crate) mod roughsort;
+pub mod sort;

@@ -1,0 +1,145 @@
+//! The entries, in listing order, and look-up by name.
+
+use sortlab_cpu_reference::{radix, sort};
+
+use crate::adapters as ad;
+use crate::algo::{per_key, Algo};
+
+/// Every registered algorithm, in listing order.
+pub static ALGOS: &[Algo] = &[
+    Algo::new(
+        "reference",
+        "CPU reference: stable parallel merge sort (rayon par_sort_by)",
+        true,
+        per_key!(CpuSort, sort::sort),
+    ),
+    Algo::new(
+        "reference-unstable",
+        "CPU reference: unstable parallel pattern-defeating quicksort (rayon)",
+        false,
+        per_key!(CpuSort, sort::sort_unstable),
+    ),
+    Algo::new(
+        "reference-seq",
+        "CPU reference: stable sequential sort (std sort_by)",
+        true,
+        per_key!(CpuSort, sort::sort_seq),
+    ),
+    Algo::new(
+        "reference-unstable-seq",
+        "CPU reference: unstable sequential sort (std sort_unstable_by)",
+        false,
+        per_key!(CpuSort, sort::sort_unstable_seq),
+    ),
+    radix_entry(
+        "radix",
+        "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon radix sort",
+        per_key!(GpuSort, ad::radix_fast),
+    ),
+    radix_entry(
+        "radix-satish",
+        "GPU 4-bit blocked radix sort (Satish, Harris, Garland)",
+        per_key!(GpuSort, ad::radix_satish),
+    ),
+    radix_entry(
+        "radix-onebit",
+        "GPU 1-bit split radix sort (CUDPP style)",
+        per_key!(GpuSort, ad::radix_onebit),
+    ),
+    Algo::new(
+        "roughsort",
+        "radius, then k-sorted sort in O(n log k) (GPU windows; CPU Altman-Chlebus)",
+        false,
+        per_key!(CpuSort, ad::rough_cpu),
+    )
+    .with_gpu(per_key!(GpuSort, ad::rough_gpu)),
+    Algo::new(
+        "roughsort-seq",
+        "CPU sequential roughsort (halving algorithm)",
+        false,
+        per_key!(CpuSort, ad::rough_seq_cpu),
+    ),
+    Algo::new(
+        "approx-refine",
+        "interval approximate sort then refine inside intervals (a bucket sort)",
+        false,
+        per_key!(CpuSort, ad::approx_refine_cpu),
+    )
+    .with_gpu(per_key!(GpuSort, ad::approx_refine_gpu)),
+];
+
+/// A radix variant: stable, with the rayon radix sort as its CPU twin.
+const fn radix_entry(name: &'static str, description: &'static str, gpu: crate::GpuSort) -> Algo {
+    Algo::new(name, description, true, per_key!(CpuSort, radix::sort_keys)).with_gpu(gpu)
+}
+
+/// The registered algorithm called `name`.
+pub fn find(name: &str) -> Option<&'static Algo> {
+    ALGOS.iter().find(|a| a.name == name)
+}
+
+/// The names of `algos`, comma separated.
+pub fn names<'a>(algos: impl IntoIterator<Item = &'a Algo>) -> String {
+    algos
+        .into_iter()
+        .map(|a| a.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The names of the algorithms that have a GPU implementation, comma separated, or
+/// `none yet`.
+pub fn gpu_names() -> String {
+    let names = names(ALGOS.iter().filter(|a| a.has_gpu()));
+    if names.is_empty() {
+        "none yet".to_string()
+    } else {
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sortlab_primitives::{Order, SortKey};
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in ALGOS.iter().enumerate() {
+            assert!(ALGOS[..i].iter().all(|b| b.name != a.name), "{}", a.name);
+        }
+    }
+
+    fn sorts<K: SortKey>(a: &Algo, keys: &[K]) {
+        let mut v = keys.to_vec();
+        (a.cpu_for::<K>().expect("every key type"))(&mut v, Order::Descending);
+        assert!(
+            v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_ge()),
+            "{} {}",
+            a.name,
+            K::NAME
+        );
+        assert_eq!(a.has_gpu(), a.gpu_for::<K>().is_some(), "{}", a.name);
+    }
+
+    #[test]
+    fn every_entry_has_every_key_type_and_sorts_on_the_cpu() {
+        for a in ALGOS {
+            sorts::<u32>(a, &[3, 1, 2, 1]);
+            sorts::<i32>(a, &[3, -1, 2, 1]);
+            sorts::<f32>(a, &[3.0, -0.0, f32::NAN, 0.0]);
+            sorts::<u64>(a, &[3, 1, u64::MAX, 1]);
+            sorts::<i64>(a, &[3, i64::MIN, 2, 1]);
+            sorts::<f64>(a, &[3.0, f64::NEG_INFINITY, 2.0, 1.0]);
+        }
+    }
+
+    #[test]
+    fn look_up_and_names() {
+        assert_eq!(find("radix").map(|a| a.name), Some("radix"));
+        assert!(find("bogo").is_none());
+        assert!(names(ALGOS).starts_with("reference, reference-unstable"));
+        assert!(gpu_names().contains("radix-satish"));
+    }
+}
