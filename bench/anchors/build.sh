@@ -10,15 +10,19 @@
 #   NVCC        the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)
 #   ARCH        e.g. sm_90 (default: from `nvidia-smi --query-gpu=compute_cap`, else sm_90)
 #   NVCC_FLAGS  extra flags (e.g. -DCUB_ANCHORS_OFFSET64 for 64-bit num_items)
-#   SINGLE_TU=1 compile the whole program as one translation unit (simplest, slowest).
-#               By default the same source is compiled as 10 parts in parallel
-#               (-DCUB_ANCHORS_PART=0..9: CUB's sorts are slow to instantiate) and linked.
+#   SINGLE_TU=1 compile all the files in one nvcc call, one after another (simplest,
+#               slowest). By default every file is compiled in parallel, and each sort suite
+#               (SORT_SUITES below) twice, -DCUB_ANCHORS_KEY_BYTES=4 and =8, one part per key
+#               width (CUB's sorts are slow to instantiate); the objects are then linked.
 # Exits non-zero when the build fails.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-src="$here/cub_anchors.cu"
+# The program's files: main.cu (command line, dispatch) and one file per suite.
+SOURCES=(main.cu copy.cu reduce_scan.cu radix_keys.cu radix_pairs.cu merge_keys.cu segmented_keys.cu)
+# Suites compiled as one part per key width.
+SORT_SUITES=(radix_keys.cu radix_pairs.cu merge_keys.cu segmented_keys.cu)
 
 out_dir="${OUT_DIR:-$repo/gpu-bundle}"
 mkdir -p "$out_dir"
@@ -52,29 +56,40 @@ echo "build.sh: $("$nvcc" --version | tail -n1); arch $arch; -> $out_dir/cub_anc
 start=$SECONDS
 
 if [ "${SINGLE_TU:-0}" = "1" ]; then
-    "$nvcc" "${flags[@]}" -o "$out_dir/cub_anchors" "$src"
+    (cd "$here" && "$nvcc" "${flags[@]}" -o "$out_dir/cub_anchors" "${SOURCES[@]}")
 else
     work="$(mktemp -d "${TMPDIR:-/tmp}/cub_anchors_build.XXXXXX")"
     trap 'rm -rf "$work"' EXIT
+    # Parts: "name file [define]", one per object.
+    parts=()
+    for file in "${SOURCES[@]}"; do
+        if [[ " ${SORT_SUITES[*]} " == *" $file "* ]]; then
+            parts+=("${file%.cu}-4 $file -DCUB_ANCHORS_KEY_BYTES=4" "${file%.cu}-8 $file -DCUB_ANCHORS_KEY_BYTES=8")
+        else
+            parts+=("${file%.cu} $file")
+        fi
+    done
     pids=()
-    for part in 0 1 2 3 4 5 6 7 8 9; do
-        "$nvcc" "${flags[@]}" "-DCUB_ANCHORS_PART=$part" -c -o "$work/part$part.o" "$src" \
-            >"$work/part$part.log" 2>&1 &
+    for part in "${parts[@]}"; do
+        read -r name file define <<< "$part"
+        "$nvcc" "${flags[@]}" ${define:+"$define"} -c -o "$work/$name.o" "$here/$file" \
+            >"$work/$name.log" 2>&1 &
         pids+=("$!")
     done
     failed=0
-    for part in 0 1 2 3 4 5 6 7 8 9; do
-        if ! wait "${pids[$part]}"; then
+    for i in "${!parts[@]}"; do
+        read -r name _ <<< "${parts[$i]}"
+        if ! wait "${pids[$i]}"; then
             failed=1
-            echo "build.sh: part $part failed:" >&2
-            cat "$work/part$part.log" >&2
-        elif [ -s "$work/part$part.log" ]; then
+            echo "build.sh: $name failed:" >&2
+            cat "$work/$name.log" >&2
+        elif [ -s "$work/$name.log" ]; then
             # Warnings only: show them once, briefly.
-            sed "s/^/[part $part] /" "$work/part$part.log" | head -n 40 >&2
+            sed "s/^/[$name] /" "$work/$name.log" | head -n 40 >&2
         fi
     done
     [ "$failed" -eq 0 ] || { echo "build.sh: build failed" >&2; exit 1; }
-    "$nvcc" "-arch=$arch" -o "$out_dir/cub_anchors" "$work"/part*.o
+    "$nvcc" "-arch=$arch" -o "$out_dir/cub_anchors" "$work"/*.o
 fi
 
 echo "build.sh: built $out_dir/cub_anchors in $((SECONDS - start)) s" >&2

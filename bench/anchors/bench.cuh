@@ -1,0 +1,89 @@
+// What the suites share: the generic out-of-place benchmark, and the anchor functions that
+// main.cu dispatches to, one per (op, key type), defined by the suite files.
+#pragma once
+
+#include "checks.cuh"
+#include "common.cuh"
+#include "patterns.cuh"
+
+// Generic out-of-place benchmark: K slots of (in, out) with in generated from pattern p, one
+// temporary storage, bytes = read + write of every element.
+// call(void* temp, size_t& temp_bytes, const T* in, T* out) -> cudaError_t (a null temp only
+// sizes the temporary storage, as in CUB)
+// verify(const T* in, T* out) -> int, as emit_row's ok
+template <class T, class Call, class Verify>
+void bench_in_out(const Ctx& c, const char* op, const PatternSpec& p, uint64_t n, Call&& call,
+                  Verify&& verify) {
+  require_num_items(n);
+  size_t temp_bytes = 0;
+  CK(call(nullptr, temp_bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr)));
+  const int k = plan_slots(c, 2 * Slots<T>::stride_for(n), temp_bytes);
+  Slots<T> in, out;
+  in.init(n, k);
+  out.init(n, k);
+  generate_slots(c, in, n, p);
+  int last = 0;
+  const double ms = time_with_temp(
+      c, k, temp_bytes,
+      [&](int s, void* temp, size_t& tb) {
+        return call(temp, tb, static_cast<const T*>(in[s]), out[s]);
+      },
+      &last);
+  const int ok = verify(static_cast<const T*>(in[last]), out[last]);
+  emit_row(c, op, TypeInfo<T>::name, nullptr, p.name, n, ms, uint64_t(2) * n * sizeof(T), ok);
+}
+
+// ------------------------------------------------------------------------------------------
+// Anchor functions: anchor_<op>_<type>(ctx, pattern, n), one per op and key type.
+// ------------------------------------------------------------------------------------------
+
+using AnchorFn = void (*)(const Ctx&, const PatternSpec&, uint64_t);
+using AnchorTable = std::array<AnchorFn, kNumTypes>;  // indexed by TypeId
+
+#define ANCHOR_DECL_ONE(op, unused, tn, T, id) \
+  void anchor_##op##_##tn(const Ctx&, const PatternSpec&, uint64_t);
+#define ANCHOR_DECL(op) CUB_ANCHORS_TYPES(ANCHOR_DECL_ONE, op, _)
+
+#define ANCHOR_FN_ONE(op, unused, tn, T, id) &anchor_##op##_##tn,
+// The AnchorTable of op.
+#define ANCHOR_TABLE(op) AnchorTable{{CUB_ANCHORS_TYPES(ANCHOR_FN_ONE, op, _)}}
+
+// ANCHOR_DEFS(op, (bench<T, ...>)) defines anchor_<op>_<type> as a call of the benchmark,
+// with T the key type. build.sh compiles each sort suite twice in parallel, with
+// -DCUB_ANCHORS_KEY_BYTES=4 and =8 (CUB's sorts are slow to instantiate), and each compile
+// defines the anchors of those key types; unset, a file defines them all.
+#define ANCHOR_DEF_ONE(op, bench, tn, Type, id)                              \
+  void anchor_##op##_##tn(const Ctx& c, const PatternSpec& p, uint64_t n) { \
+    using T = Type;                                                          \
+    bench(c, p, n);                                                          \
+  }
+#if !defined(CUB_ANCHORS_KEY_BYTES) || CUB_ANCHORS_KEY_BYTES == 4
+#define ANCHOR_DEFS_4(op, bench) CUB_ANCHORS_TYPES_4(ANCHOR_DEF_ONE, op, bench)
+#else
+#define ANCHOR_DEFS_4(op, bench)
+#endif
+#if !defined(CUB_ANCHORS_KEY_BYTES) || CUB_ANCHORS_KEY_BYTES == 8
+#define ANCHOR_DEFS_8(op, bench) CUB_ANCHORS_TYPES_8(ANCHOR_DEF_ONE, op, bench)
+#else
+#define ANCHOR_DEFS_8(op, bench)
+#endif
+#define ANCHOR_DEFS(op, bench) ANCHOR_DEFS_4(op, bench) ANCHOR_DEFS_8(op, bench)
+
+// reduce_scan.cu
+ANCHOR_DECL(reduce_sum)
+ANCHOR_DECL(reduce_min)
+ANCHOR_DECL(reduce_max)
+ANCHOR_DECL(scan_inclusive_sum)
+ANCHOR_DECL(scan_exclusive_sum)
+// radix_keys.cu
+ANCHOR_DECL(radix_sort_keys)
+ANCHOR_DECL(radix_sort_keys_desc)
+// radix_pairs.cu
+ANCHOR_DECL(radix_sort_pairs)
+// merge_keys.cu
+ANCHOR_DECL(merge_sort_keys)
+// segmented_keys.cu
+ANCHOR_DECL(segmented_sort_keys)
+
+// copy.cu: device-to-device copy of n u32, the bandwidth reference (one type, one pattern).
+void bench_copy(const Ctx& c, uint64_t n);

@@ -1,0 +1,49 @@
+// segmented_sort_keys: DeviceSegmentedSort::SortKeys, const input (out of place), n keys in all,
+// segments laid out by the pattern (segments-1000 or segments-varying; keys uniform).
+#include "bench.cuh"
+
+// Segment offsets (num_segments + 1 entries, first 0, last n). "segments-1000": fixed length
+// 1000 (the last one shorter). "segments-varying": lengths log-uniform in [1, 4096]
+// (floor(2^(12u)), u uniform in [0,1)), mean about 490, deterministic from the seed.
+static std::vector<int> segment_offsets(const Ctx& c, const PatternSpec& p, uint64_t n) {
+  std::vector<int> offs;
+  offs.push_back(0);
+  uint64_t pos = 0, i = 0;
+  while (pos < n) {
+    uint64_t len;
+    if (p.kind == PatKind::Segments1000) {
+      len = 1000;
+    } else {
+      const double u = double(mix64(c.seed ^ (0xABCDEFull + i)) >> 11) * (1.0 / 9007199254740992.0);
+      len = std::max<uint64_t>(1, uint64_t(std::floor(std::exp2(12.0 * u))));
+    }
+    pos = std::min<uint64_t>(n, pos + len);
+    offs.push_back(int(pos));
+    ++i;
+  }
+  return offs;
+}
+
+template <class T> void bench_segmented_keys(const Ctx& c, const PatternSpec& p, uint64_t n) {
+  if (n > uint64_t(INT_MAX)) throw SkipConfig("segmented sort anchor uses int offsets: n > INT_MAX");
+  const std::vector<int> offs = segment_offsets(c, p, n);
+  const uint64_t num_segments = offs.size() - 1;
+  DevMem d_offs(offs.size() * sizeof(int));
+  CK(cudaMemcpy(d_offs.get(), offs.data(), offs.size() * sizeof(int), cudaMemcpyHostToDevice));
+  const int* begin = d_offs.as<const int>();
+  const int* end = begin + 1;
+  const num_items_t nn = num_items_t(n);
+  const num_items_t ns = num_items_t(num_segments);
+  bench_in_out<T>(
+      c, "segmented_sort_keys", p, n,
+      [&](void* temp, size_t& tb, const T* in, T* out) -> cudaError_t {
+        return cub::DeviceSegmentedSort::SortKeys(temp, tb, in, out, nn, ns, begin, end, c.stream);
+      },
+      [&](const T* in, T* out) {
+        const bool good = device_sum(c, num_segments, SegmentOutOfOrder<T>{out, begin}) == 0 &&
+                          checksum(c, in, n) == checksum(c, out, n);
+        return ok_flag(good);
+      });
+}
+
+ANCHOR_DEFS(segmented_sort_keys, bench_segmented_keys<T>)
