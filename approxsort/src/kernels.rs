@@ -8,8 +8,28 @@ use sortlab_primitives::{
 
 use crate::policy::ApproxPolicy;
 
-/// Every kernel of the approximate sort, its refinement and its quality report (`approx.cu`).
-pub const SOURCE: KernelSource = KernelSource::new("approx.cu", include_str!("approx.cu"));
+/// Every kernel of the approximate sort, its refinement and its quality report: the family files
+/// of `kernels/` concatenated, in the order `kernels/common.cuh` lists, into one source (one
+/// NVRTC compile per configuration; errors name it `approx.cu`).
+pub const SOURCE: KernelSource = KernelSource::new(
+    "approx.cu",
+    concat!(
+        include_str!("kernels/common.cuh"),
+        include_str!("kernels/maps.cuh"),
+        include_str!("kernels/block_steps.cuh"),
+        include_str!("kernels/tile.cuh"),
+        include_str!("kernels/minmax.cuh"),
+        include_str!("kernels/count.cuh"),
+        include_str!("kernels/staged_scatter.cuh"),
+        include_str!("kernels/wide_scatter.cuh"),
+        include_str!("kernels/paper.cuh"),
+        include_str!("kernels/sampled.cuh"),
+        include_str!("kernels/quality.cuh"),
+        include_str!("kernels/refine_bucket.cuh"),
+        include_str!("kernels/refine_small.cuh"),
+        include_str!("kernels/helpers.cuh")
+    ),
+);
 
 /// The defines of the module for keys `K`, values of CUDA type `value` (`None`: keys only),
 /// 32-bit shared offsets when `small_offsets` (every position below 2^32), under `policy`.
@@ -76,7 +96,7 @@ impl Kernels {
     }
 
     /// Dynamic shared memory of the staged scatter kernels over `bins` bins, with the block's
-    /// cursor per bin when `cursors` (the coarse pass): `stage_layout` of `approx.cu`.
+    /// cursor per bin when `cursors` (the coarse pass): `stage_layout` of `kernels/block_steps.cuh`.
     pub(crate) fn staged_shared_bytes(&self, bins: usize, cursors: bool) -> usize {
         let t = self.policy.tile_items();
         let offset = if self.small_offsets { 4 } else { 8 };
@@ -92,7 +112,7 @@ impl Kernels {
     }
 
     /// Dynamic shared memory of the wide scatter over `m` intervals: `scatter_wide` of
-    /// `approx.cu`.
+    /// `kernels/wide_scatter.cuh`.
     pub(crate) fn wide_shared_bytes(&self, m: usize) -> usize {
         let t = self.policy.wide_tile();
         let offset = if self.small_offsets { 4 } else { 8 };
@@ -122,7 +142,7 @@ impl Kernels {
 
     /// Launches `name` on `grid` blocks of `threads` with `shared` bytes of dynamic shared
     /// memory, as a dependent launch ([`LaunchConfig::dependent`]): every kernel of
-    /// `approx.cu` begins with `sortlab::dependent_entry()`.
+    /// [`SOURCE`] begins with `sortlab::dependent_entry()`.
     ///
     /// # Safety
     /// As [`Kernel::launch`]: `args` must match the kernel's parameters and every pointer must
@@ -185,18 +205,18 @@ impl Kernels {
 /// Shared memory the runtime keeps per block beside a kernel's own (static) shared memory.
 pub(crate) const SHARED_RESERVE: usize = 1024;
 
-// Sizes approx.cu takes as defines (module_defines): the kernels use these, not its defaults.
+// Sizes the kernels take as defines (module_defines): the kernels use these, not the files' defaults.
 
 /// The leading-bits histogram's buckets, log2 (`LEAD_BITS`).
 const LEAD_BITS: u32 = 14;
 
-/// Buckets of the leading-bits histogram (approx.cu's `LEAD_BUCKETS`).
+/// Buckets of the leading-bits histogram (the kernels' `LEAD_BUCKETS`).
 pub(crate) const LEAD_BUCKETS: usize = 1 << LEAD_BITS;
 
 /// The sampled map's table buckets, log2 (`SPLIT_TABLE_BITS`).
 const SPLIT_TABLE_BITS: u32 = 12;
 
-/// Buckets of the sampled map's table (approx.cu's `SPLIT_TABLE`).
+/// Buckets of the sampled map's table (the kernels' `SPLIT_TABLE`).
 pub(crate) const SPLIT_TABLE: usize = 1 << SPLIT_TABLE_BITS;
 
 /// The most coarse bins of the leading-bits path (the host's limit: the plan takes any).

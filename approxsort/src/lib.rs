@@ -96,7 +96,7 @@
 //! 2.28 ms at the copy rate and 2.5x SortPairs needs 2.94 ms, 78% of it; the passes run at 69%.
 //!
 //! The two changes: every kernel is a programmatic dependent launch
-//! ([`sortlab_primitives::LaunchConfig::dependent`]; `approx.cu` says which let their successor
+//! ([`sortlab_primitives::LaunchConfig::dependent`]; `kernels/common.cuh` says which let their successor
 //! launch early), 2.137-2.139 -> 2.130-2.132 ms a call back to back at 2^28 and 0.065-0.069 ->
 //! 0.062-0.064 at 2^20; and the fine pass takes its tiles from a counter instead of tiles b, b +
 //! gridDim.x, ..., so that its blocks end together (848 -> 840 us under Nsight Compute).

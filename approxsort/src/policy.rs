@@ -2,7 +2,7 @@
 
 use sortlab_primitives::{Defines, Gpu, Policy};
 
-/// Launch policy and thresholds of `approx.cu` (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`,
+/// Launch policy and thresholds of the kernels ([`crate::SOURCE`]) (defines `BLOCK_THREADS`, `ITEMS_PER_THREAD`,
 /// `BLOCKS_PER_SM`, `WIDE_THREADS`, `WIDE_ITEMS`, `WIDE_BLOCKS_PER_SM`, `REDUCE_THREADS`,
 /// `REDUCE_UNROLL`, `SORT_THREADS`, `SORT_ITEMS`, `SORT_RADIX_BITS`; the other fields are
 /// host-side).

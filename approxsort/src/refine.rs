@@ -27,7 +27,7 @@ use crate::policy::ApproxPolicy;
 use crate::result::ApproxResult;
 
 /// Segments of at most this many keys are sorted by one warp (two keys a lane; `WARP_SORT_MAX`
-/// of `approx.cu`).
+/// of `kernels/refine_small.cuh`).
 const WARP_SORT_MAX: usize = 64;
 /// The fewest entries a block of `classify_sort_small` handles at once (its chunk is 32 to 128
 /// entries, by key and value size): the grid needs no more blocks than entries / this.

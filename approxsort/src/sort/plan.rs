@@ -64,7 +64,7 @@ impl Layout {
         let idx = part(if paper { n.checked_mul(4) } else { Some(0) })?;
         let off = part(if paper { n.checked_mul(8) } else { Some(0) })?;
         // The splitters (words 0..m - 1 of m), s0 and the shift (2 words), the bucket table
-        // (SPLIT_TABLE + 1 u32): see `SampledMap` in approx.cu.
+        // (SPLIT_TABLE + 1 u32): see `SampledMap` in kernels/maps.cuh.
         let splitters = part(if sampled {
             m.checked_add(2)
                 .and_then(|w| w.checked_mul(key_size))
@@ -114,7 +114,7 @@ pub(crate) enum Plan {
         chunk: usize,
         split: usize,
         /// The coarse bins from the keys' leading bits where they spread (wide tiles, equal
-        /// widths; see `approx_wide_lead` in approx.cu), else the count pass and chunked
+        /// widths; see `approx_wide_lead` in kernels/wide_scatter.cuh), else the count pass and chunked
         /// coarse pass: chosen on the device.
         lead: bool,
     },
@@ -215,7 +215,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
     let (f, coarse) = bins(m, p.direct_max_intervals, p.coarse_max);
     // (Sampled intervals of keys alone took the staged path while every key's splitters were
     // searched whole, three times a pass: H100, 2^28 u32 keys, 10,000 intervals, 20.4 ms wide
-    // against 16.7 staged. With the bucket table of `SampledMap` (approx.cu): 7.22 wide, 7.95
+    // against 16.7 staged. With the bucket table of `SampledMap` (kernels/maps.cuh): 7.22 wide, 7.95
     // staged; pairs 8.54 wide, 10.1 staged.)
     if let Some(wide) = wide_plan(kern, n, opts, optin) {
         return Ok(wide);
