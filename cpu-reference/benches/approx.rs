@@ -6,14 +6,16 @@
 //! `approx-equal-u32-uniform-16777216`. Run with
 //! `cargo bench -p sortlab-cpu-reference --bench approx`.
 
+mod common;
+
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use common::{bench_batched, input};
+use criterion::{criterion_group, criterion_main, Criterion};
 use sortlab_cpu_reference::approx::{approx_sort, approx_sort_pairs, ApproxOptions, Intervals};
 use sortlab_cpu_reference::radix;
 use sortlab_primitives::Order;
+use sortlab_verify::Pattern;
 
 /// Lengths timed: 2^20 and 2^24.
 const LENGTHS: [usize; 2] = [1 << 20, 1 << 24];
@@ -28,46 +30,31 @@ fn options(boundaries: Intervals) -> ApproxOptions {
 
 fn benches(c: &mut Criterion) {
     for len in LENGTHS {
-        let mut rng = ChaCha8Rng::seed_from_u64(len as u64);
-        let keys: Vec<u32> = (0..len).map(|_| rng.gen_range(0..1u32 << 31)).collect();
-        let values: Vec<u32> = (0..len as u32).collect();
+        let keys: Vec<u32> = input(Pattern::Uniform, len);
+        let pairs = (keys.clone(), (0..len as u32).collect::<Vec<u32>>());
         for (name, boundaries) in [
             ("approx-equal", Intervals::EqualWidth),
             ("approx-sampled", Intervals::Sampled),
         ] {
             let opts = options(boundaries);
-            c.bench_function(&format!("{name}-u32-uniform-{len}"), |b| {
-                b.iter_batched_ref(
-                    || keys.clone(),
-                    |k| approx_sort(k, &opts).unwrap(),
-                    BatchSize::LargeInput,
-                )
+            bench_batched(c, &format!("{name}-u32-uniform-{len}"), &keys, |k| {
+                approx_sort(k, &opts).unwrap();
             });
         }
         let opts = options(Intervals::EqualWidth);
-        c.bench_function(&format!("approx-equal-pairs-u32-uniform-{len}"), |b| {
-            b.iter_batched_ref(
-                || (keys.clone(), values.clone()),
-                |p| approx_sort_pairs(&mut p.0, &mut p.1, &opts).unwrap(),
-                BatchSize::LargeInput,
-            )
+        let id = format!("approx-equal-pairs-u32-uniform-{len}");
+        bench_batched(c, &id, &pairs, |p| {
+            approx_sort_pairs(&mut p.0, &mut p.1, &opts).unwrap();
         });
-        c.bench_function(&format!("radix-u32-uniform-{len}"), |b| {
-            b.iter_batched_ref(
-                || keys.clone(),
-                |k| radix::sort_keys(k, Order::Ascending),
-                BatchSize::LargeInput,
-            )
+        bench_batched(c, &format!("radix-u32-uniform-{len}"), &keys, |k| {
+            radix::sort_keys(k, Order::Ascending)
         });
     }
 }
 
 criterion_group! {
     name = approx_benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    config = common::criterion(Duration::from_millis(500), Duration::from_secs(2));
     targets = benches
 }
 criterion_main!(approx_benches);

@@ -244,9 +244,8 @@ enum MapKind<B> {
 }
 
 /// [`Intervals::Sampled`] on the CPU: the splitter search starts from a table of `2^TABLE_BITS`
-/// buckets of the word's top bits (criterion, 2 cores, 10,000 intervals, uniform u32: 2^24 keys
-/// 242 -> 166 ms, 2^20 16.1 -> 10.6 ms). The intervals are still searched once into an array:
-/// searched again in the scatter instead, 204 ms.
+/// buckets of the word's top bits (criterion, 2 cores, 10,000 intervals, 2^24 uniform u32:
+/// 166 ms, against 242 ms without the table). The intervals are searched once into an array.
 const TABLE_BITS: u32 = 12;
 
 impl<B: KeyBits> IntervalMap<B> {
@@ -564,10 +563,9 @@ fn copy_back<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], chunk_len: usize) 
 /// # Performance
 /// O(n) (plus O(s log s) for the sample of [`Intervals::Sampled`]), with a copy of the keys (and
 /// values) and, for sampled intervals or the paper's variant, n interval numbers as extra
-/// memory; [`ApproxVariant::Fast`] on all of rayon's threads. Criterion (`cargo bench -p
-/// sortlab-cpu-reference --bench approx`), 2 cores, 2^24 uniform `u32`, 10,000 intervals: equal
-/// widths 95 ms (with `u32` values 166), sampled 166, against 123 for the CPU radix sort of the
-/// same keys.
+/// memory; [`ApproxVariant::Fast`] on all of rayon's threads. Timed by the `approx` criterion
+/// benchmark (`cargo bench -p sortlab-cpu-reference --bench approx`); figures in the crate's
+/// `README.md`.
 ///
 /// # Example
 /// ```

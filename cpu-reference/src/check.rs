@@ -11,13 +11,7 @@ use rayon::prelude::*;
 use sortlab_primitives::{Order, SortKey, SortValue};
 
 use crate::sort::rank;
-use crate::CheckError;
-
-/// Inputs shorter than this are checked on the calling thread; longer ones on rayon, in chunks
-/// of at least this many keys. A linear scan of 2^14 keys takes a few microseconds, about what it
-/// costs to hand work to rayon's pool, so smaller pieces would not pay off (order of magnitude,
-/// not tuned).
-const PAR_MIN_LEN: usize = 1 << 14;
+use crate::{CheckError, PAR_MIN_LEN};
 
 /// A key for a message: its value and, in brackets, its ordered bits in hex.
 fn fmt_key<K: SortKey>(key: K) -> String {
@@ -257,7 +251,7 @@ pub fn check_pairs_equal<K: SortKey, V: SortValue>(
 /// Because `RL` is nondecreasing, the smallest `j` with `LR[j] > RL[i]` never moves left as `i`
 /// grows, so one pointer `j` walks with `i`, computing `LR[j]` on the fly: O(n) time on one
 /// thread, with `n` words of memory for `RL` (this is
-/// [`crate::rough::radius_memory_saving`]; [`crate::rough`] has the other forms).
+/// [`crate::radius::radius_memory_saving`]; [`crate::radius`] has the other forms).
 ///
 /// # Example
 /// ```
@@ -270,74 +264,13 @@ pub fn check_pairs_equal<K: SortKey, V: SortValue>(
 /// assert_eq!(radius(&[4u32, 3, 2, 1], Order::Descending), 0);
 /// ```
 pub fn radius<K: SortKey>(keys: &[K], order: Order) -> usize {
-    crate::rough::radius_memory_saving(keys, order)
+    crate::radius::radius_memory_saving(keys, order)
 }
 
-/// The radius by definition, in O(n²) time: the largest `j - i` with `i < j` and `a[i]` after
-/// `a[j]` in `order`, or 0. For testing [`radius`] only.
 #[doc(hidden)]
-pub fn radius_naive<K: SortKey>(keys: &[K], order: Order) -> usize {
-    crate::rough::radius_naive(keys, order)
-}
+pub use crate::radius::radius_naive;
 
-/// Whether `keys` is `k`-sorted in `order`: `a[i]` precedes-or-equals `a[j]` for all
-/// `i < j - k` (that is, [`radius`] `<= k`). 0-sorted is sorted.
-///
-/// ```
-/// use sortlab_cpu_reference::check::is_k_sorted;
-/// use sortlab_primitives::Order;
-///
-/// let a = [2u32, 1, 4, 3];
-/// assert!(!is_k_sorted(&a, 0, Order::Ascending));
-/// assert!(is_k_sorted(&a, 1, Order::Ascending));
-/// ```
-pub fn is_k_sorted<K: SortKey>(keys: &[K], k: usize, order: Order) -> bool {
-    check_k_sorted(keys, k, order).is_ok()
-}
-
-/// Checks that `keys` is `k`-sorted in `order`: `a[i]` precedes-or-equals `a[j]` for all
-/// `i < j - k`.
-///
-/// Scans `j` upwards keeping the maximum (in `order`) of `a[0..j - k]`, so it runs in O(n) time
-/// and O(1) memory.
-///
-/// # Errors
-/// [`CheckError::NotKSorted`] with a witness: the smallest such `j`, and an `i < j - k` whose key
-/// follows `a[j]` in `order` (the first position of the largest key before `j - k`).
-///
-/// # Example
-/// ```
-/// use sortlab_cpu_reference::check::check_k_sorted;
-/// use sortlab_cpu_reference::CheckError;
-/// use sortlab_primitives::Order;
-///
-/// let a = [1u32, 5, 3, 4, 2, 6];
-/// assert_eq!(check_k_sorted(&a, 3, Order::Ascending), Ok(()));
-/// assert_eq!(
-///     check_k_sorted(&a, 2, Order::Ascending),
-///     Err(CheckError::NotKSorted { k: 2, i: 1, j: 4 })
-/// );
-/// ```
-pub fn check_k_sorted<K: SortKey>(keys: &[K], k: usize, order: Order) -> Result<(), CheckError> {
-    let n = keys.len();
-    let Some(start) = k.checked_add(1).filter(|&s| s < n) else {
-        return Ok(()); // no pair i < j - k exists
-    };
-    let mut max_i = 0; // first position of the largest rank in a[0..j - k]
-    let mut max_r = rank(keys[0], order);
-    for j in start..n {
-        let i_new = j - k - 1; // a[0..=i_new] is the allowed left range for j
-        let r_new = rank(keys[i_new], order);
-        if r_new > max_r {
-            max_r = r_new;
-            max_i = i_new;
-        }
-        if max_r > rank(keys[j], order) {
-            return Err(CheckError::NotKSorted { k, i: max_i, j });
-        }
-    }
-    Ok(())
-}
+pub use crate::radius::{check_k_sorted, is_k_sorted};
 
 /// Checks that `cuts` is `0 = c[0] <= c[1] <= ... <= c[m] = len`; says what is wrong if not.
 fn validate_cuts(cuts: &[usize], len: usize) -> Result<(), String> {

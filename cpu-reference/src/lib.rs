@@ -8,6 +8,8 @@
 //! - [`sort`]: keys-only and key-value sorts, stable and unstable, parallel and sequential.
 //! - [`check`]: sorted, permutation, bitwise equality (keys and pairs), radius and k-sortedness,
 //!   interval order, per-array order; each failure is a [`CheckError`] saying where.
+//! - [`radius`]: the radius of a sequence (`LR`, `RL`, `DM`; sequential, memory-saving, rayon)
+//!   and k-sortedness; [`rough`] sorts k-sorted input (and re-exports the radius functions).
 //!
 //! Keys are `u32`, `i32`, `f32`, `u64`, `i64`, `f64` ([`sortlab_primitives::SortKey`]), always
 //! compared by IEEE total order (as [`f32::total_cmp`]:
@@ -31,10 +33,19 @@
 pub mod approx;
 pub mod check;
 mod error;
+pub mod radius;
 pub mod radix;
 pub mod reduce;
 pub mod rough;
 pub mod scan;
 pub mod sort;
+#[cfg(test)]
+mod test_inputs;
 
 pub use error::{CheckError, Error};
+
+/// Inputs shorter than this are handled on the calling thread by the linear checks and the
+/// `_par` radius and sort functions; longer ones are cut into pieces of at least this many
+/// keys. A linear pass over 2^14 keys takes a few microseconds, about what handing work to
+/// rayon's pool costs (order of magnitude, not tuned).
+pub(crate) const PAR_MIN_LEN: usize = 1 << 14;

@@ -15,9 +15,8 @@
 //!   bucket of that digit is then sorted by the remaining digits on its own, in parallel, the
 //!   same way.
 //!
-//! Only the first one or two passes move the keys through main memory; a plain parallel LSD
-//! sort (this module's until 2026-11-26) makes every pass over all of it, and was no faster
-//! than `par_sort_unstable` from 2^24 keys on.
+//! Only the first one or two passes move the keys through main memory, where a plain parallel
+//! LSD sort makes every pass over all of it.
 //!
 //! # Key types
 //! `u32`, `i32`, `f32`, `u64`, `i64`, `f64`; IEEE total order for floats (as
@@ -31,15 +30,8 @@
 //! # Performance
 //! O(n · digits) work on all of rayon's threads; n sort words (and n values) of scratch.
 //! Timed against rayon's `par_sort_unstable` by the `radix` criterion benchmark
-//! (`cargo bench -p sortlab-cpu-reference --bench radix`, ids `radix-{type}-uniform-{len}`,
-//! integers uniform in 0..2^31), on the 2-core development machine (AMD EPYC, 2026-11-26), the
-//! plain LSD sort it replaced in brackets:
-//!
-//! | keys | 2^20 | 2^24 | `par_sort_unstable` 2^20 / 2^24 |
-//! |---|---|---|---|
-//! | u32 | 6.3 ms (10.1) | 119 ms (256) | 13.1 ms / 218 ms |
-//! | u64 | 9.2 ms (28.4) | 232 ms (587) | 13.5 ms / 228 ms |
-//! | u32 / u32 pairs | 10.9 ms (20.6) | 194 ms (409) | - |
+//! (`cargo bench -p sortlab-cpu-reference --bench radix`, ids `radix-{type}-uniform-{len}`);
+//! the measured figures are in the crate's `README.md`.
 //!
 //! # Example
 //! ```
@@ -330,8 +322,8 @@ fn settle<B: KeyBits, V: SortValue>(
 
 /// Ranges of at most this many keys are sorted on one thread, least significant digit first:
 /// a range this long and its scratch (512 KiB of 4-byte keys) stay in a core's L2 cache for
-/// every pass. Measured (2-core AMD EPYC, 1 MiB L2 a core; 2^20 uniform u32 keys, best of 3
-/// calls): 2^15 6.3 ms, 2^16 4.6 ms, 2^18 7.4 ms; at 2^24 keys 2^16 and 2^17 alike.
+/// every pass. Measured (2-core AMD EPYC, 1 MiB L2 a core; 2^20 uniform u32 keys): 2^16
+/// 4.6 ms, against 6.3 ms at 2^15 and 7.4 ms at 2^18.
 const SEQ_MAX: usize = 1 << 16;
 
 /// Sorts `a` (and its values) stably by the digits at `shifts` (least significant first) on

@@ -3,16 +3,9 @@
 //! Roughly-Sorted Sequences" (Altman & Igarashi 1989; Altman & Chlebus 1990).
 //!
 //! # Definitions
-//! A sequence `a` is *`k`-sorted* in an order when `a[i]` precedes-or-equals `a[j]` for all
-//! `i < j - k`; its *radius* is the smallest such `k` (0 for a sorted sequence, `n - 1` at
-//! most). Keys are compared by IEEE total order ([`SortKey::total_cmp`]) in the given
-//! [`Order`].
-//!
-//! The radius comes from the *characteristic sequences* `LR` (`b[i] = max a[0..=i]`, [`lr`]) and
-//! `RL` (`c[i] = min a[i..]`, [`rl`]), both non-decreasing, and the *disorder measure* `DM`
-//! (`d[i] = max({i - j : c[i] < b[j]} ∪ {0})`, [`dm`]): the radius is `max d[i]`. Since `RL` is
-//! non-decreasing, the smallest `j` with `b[j] > c[i]` never moves left as `i` grows, so one
-//! pointer finds every `d[i]` in O(n) time.
+//! A sequence is *`k`-sorted* when every key is at most `k` places before any key it must
+//! follow; its *radius* is the smallest such `k`. The radius functions live in
+//! [`crate::radius`] (definitions, `LR`/`RL`/`DM`) and are re-exported here.
 //!
 //! | function | what |
 //! |---|---|
@@ -51,306 +44,17 @@
 //! [`rough_sort_seq_pairs`] does this; [`rough_sort_par_pairs`] uses stable sorts of the runs,
 //! which keep equal keys in input order across the whole sequence.
 
-use std::cmp::{max, min};
+use std::cmp::max;
 
 use rayon::prelude::*;
 use sortlab_primitives::{Order, SortKey, SortValue};
 
 use crate::sort::rank;
-use crate::{check, CheckError, Error};
+use crate::{check, CheckError, Error, PAR_MIN_LEN};
 
-/// Inputs shorter than this are handled on the calling thread by the `_par` functions; longer
-/// ones are cut into pieces of at least this many keys. A linear pass over 2^14 keys takes a
-/// few microseconds, about what handing work to rayon's pool costs (order of magnitude, as in
-/// `check`; not tuned).
-const PAR_MIN_LEN: usize = 1 << 14;
-
-/// The ranks (order-adjusted ordered bits) of `keys`.
-fn ranks<K: SortKey>(keys: &[K], order: Order) -> Vec<K::Bits> {
-    keys.iter().map(|&k| rank(k, order)).collect()
-}
-
-/// Prefix maxima of `v` in place.
-fn prefix_max_in_place<B: Ord + Copy>(v: &mut [B]) {
-    for i in 1..v.len() {
-        v[i] = max(v[i - 1], v[i]);
-    }
-}
-
-/// Suffix minima of `v` in place.
-fn suffix_min_in_place<B: Ord + Copy>(v: &mut [B]) {
-    for i in (0..v.len().saturating_sub(1)).rev() {
-        v[i] = min(v[i + 1], v[i]);
-    }
-}
-
-/// The characteristic sequence `LR` of `keys` in `order`: `b[i]` is the largest (in `order`) of
-/// `a[0..=i]`. Non-decreasing in `order`.
-///
-/// ```
-/// use sortlab_cpu_reference::rough::lr;
-/// use sortlab_primitives::Order;
-/// assert_eq!(lr(&[2u32, 1, 4, 3], Order::Ascending), [2, 2, 4, 4]);
-/// assert_eq!(lr(&[2u32, 1, 4, 3], Order::Descending), [2, 1, 1, 1]);
-/// ```
-pub fn lr<K: SortKey>(keys: &[K], order: Order) -> Vec<K> {
-    let Some(&first) = keys.first() else {
-        return Vec::new();
-    };
-    let (mut best, mut best_rank) = (first, rank(first, order));
-    keys.iter()
-        .map(|&k| {
-            let r = rank(k, order);
-            if r > best_rank {
-                best = k;
-                best_rank = r;
-            }
-            best
-        })
-        .collect()
-}
-
-/// The characteristic sequence `RL` of `keys` in `order`: `c[i]` is the smallest (in `order`)
-/// of `a[i..]`. Non-decreasing in `order`.
-///
-/// ```
-/// use sortlab_cpu_reference::rough::rl;
-/// use sortlab_primitives::Order;
-/// assert_eq!(rl(&[2u32, 1, 4, 3], Order::Ascending), [1, 1, 3, 3]);
-/// ```
-pub fn rl<K: SortKey>(keys: &[K], order: Order) -> Vec<K> {
-    let Some(&last) = keys.last() else {
-        return Vec::new();
-    };
-    let (mut best, mut best_rank) = (last, rank(last, order));
-    let mut out: Vec<K> = keys
-        .iter()
-        .rev()
-        .map(|&k| {
-            let r = rank(k, order);
-            if r < best_rank {
-                best = k;
-                best_rank = r;
-            }
-            best
-        })
-        .collect();
-    out.reverse();
-    out
-}
-
-/// Calls `f(i, d[i])` for every `i`, with `d` the disorder measure of the ranks whose `LR` and
-/// `RL` are `lr` and `rl` (equal lengths), from position `start` on; the walk begins with the
-/// pointer at `j0 <= start`, which must be at most the first `j` with `lr[j] > rl[start]`.
-fn walk_dm<B: Ord + Copy>(
-    lr: &[B],
-    rl: &[B],
-    start: usize,
-    j0: usize,
-    mut f: impl FnMut(usize, usize),
-) {
-    let mut j = j0;
-    for (i, &c) in rl.iter().enumerate().skip(start) {
-        // The smallest j <= i with LR[j] > RL[i]; if none, j stops at i (LR[i] == RL[i]).
-        while j < i && lr[j] <= c {
-            j += 1;
-        }
-        f(i, if lr[j] > c { i - j } else { 0 });
-    }
-}
-
-/// The disorder measure `DM` of `keys` in `order`: `d[i] = max({i - j : c[i] < b[j]} ∪ {0})`,
-/// with `b` = [`lr`] and `c` = [`rl`]: how far before `i` the first key that must come after
-/// `a[i..]`'s smallest key is. The radius is `max d[i]`.
-///
-/// ```
-/// use sortlab_cpu_reference::rough::dm;
-/// use sortlab_primitives::Order;
-/// assert_eq!(dm(&[1u32, 5, 3, 4, 2, 6], Order::Ascending), [0, 0, 1, 2, 3, 0]);
-/// ```
-pub fn dm<K: SortKey>(keys: &[K], order: Order) -> Vec<usize> {
-    let mut b = ranks(keys, order);
-    let mut c = b.clone();
-    prefix_max_in_place(&mut b);
-    suffix_min_in_place(&mut c);
-    let mut d = vec![0; keys.len()];
-    walk_dm(&b, &c, 0, 0, |i, di| d[i] = di);
-    d
-}
-
-/// The radius of `keys` in `order` by the report's sequential algorithm: the arrays `LR`, `RL`
-/// and `DM` ([`lr`], [`rl`], [`dm`]), then the largest `d[i]`.
-///
-/// The smallest `k` such that `keys` is `k`-sorted: the largest distance `j - i` of an
-/// inversion (`i < j`, `a[i]` after `a[j]` in `order`), or 0. O(n) time, three arrays of `n`
-/// words; [`radius_memory_saving`] gives the same with one array, [`radius_par`] on rayon.
-///
-/// ```
-/// use sortlab_cpu_reference::rough::radius;
-/// use sortlab_primitives::Order;
-/// assert_eq!(radius(&[1u32, 5, 3, 4, 2, 6], Order::Ascending), 3);
-/// assert_eq!(radius(&[4u32, 3, 2, 1], Order::Descending), 0);
-/// ```
-pub fn radius<K: SortKey>(keys: &[K], order: Order) -> usize {
-    dm(keys, order).into_iter().max().unwrap_or(0)
-}
-
-/// The radius of `keys` in `order` by the report's memory-saving form: `RL` is stored, `LR` is
-/// computed on the fly by the pointer walk and `DM` is never stored.
-///
-/// O(n) time on one thread, `n` words of memory. Equals [`radius`].
-///
-/// ```
-/// use sortlab_cpu_reference::rough::radius_memory_saving;
-/// use sortlab_primitives::Order;
-/// assert_eq!(radius_memory_saving(&[4u32, 3, 2, 1], Order::Ascending), 3);
-/// ```
-pub fn radius_memory_saving<K: SortKey>(keys: &[K], order: Order) -> usize {
-    let n = keys.len();
-    if n < 2 {
-        return 0;
-    }
-    let mut rl = ranks(keys, order);
-    suffix_min_in_place(&mut rl);
-    walk_max(|i| rank(keys[i], order), &rl, 0, 0)
-}
-
-/// The pointer walk with `LR` computed on the fly, over positions `start..start + rl.len()`
-/// (`rl` their `RL`), from `j` (at most `start`): the largest `d[i]` among them. Before the
-/// first j with `LR[j] > RL[start]`, the running maximum from `j` stands in for `LR`: `j` must
-/// be where no key before it exceeds `RL[start]`.
-fn walk_max<B: Ord + Copy>(r: impl Fn(usize) -> B, rl: &[B], start: usize, mut j: usize) -> usize {
-    let mut lr_j = r(j);
-    let mut best = 0;
-    for (i, &rl_i) in (start..).zip(rl) {
-        // Advance to the smallest j <= i with LR[j] > RL[i] (j = i when none is below i).
-        while j < i && lr_j <= rl_i {
-            j += 1;
-            lr_j = max(lr_j, r(j));
-        }
-        if lr_j > rl_i {
-            best = max(best, i - j);
-        }
-    }
-    best
-}
-
-/// The radius of `keys` in `order` on rayon.
-///
-/// The memory-saving form of [`radius_memory_saving`], in parallel over blocks of positions:
-/// one read gives every block's largest and smallest key; then each block builds its own `RL`
-/// from its keys and the smallest key after it, finds where the pointer walk of [`radius`] would
-/// stand at its first position (a binary search over the blocks' prefix maxima, then a scan of
-/// one block) and walks, computing `LR` on the fly. O(n) work, O(n / p + log n) time on `p`
-/// threads, a block of words per thread (no array of `n`). Equals [`radius`].
-///
-/// Against the form it replaced (parallel scans into `LR` and `RL` arrays of `n` words, then
-/// the walk; `sortlab bench roughsort`, 2 cores, 2^24 `u32` keys): k-sorted with k = 16 90 ->
-/// 27 ms, k = 4096 92 -> 27 ms, uniform 85 -> 20 ms; at 2^20 5.1 -> 2.5 ms (k = 16).
-///
-/// ```
-/// use sortlab_cpu_reference::rough::radius_par;
-/// use sortlab_primitives::Order;
-/// let mut keys: Vec<u32> = (0..100_000).collect();
-/// keys.swap(10, 50_010);
-/// assert_eq!(radius_par(&keys, Order::Ascending), 50_000);
-/// ```
-pub fn radius_par<K: SortKey>(keys: &[K], order: Order) -> usize {
-    let n = keys.len();
-    if n < 2 * PAR_MIN_LEN {
-        return radius_memory_saving(keys, order);
-    }
-    radius_par_pieces(keys, order, RADIUS_BLOCK)
-}
-
-/// Positions a block of [`radius_par`] walks: its `RL` (a 256 KiB buffer of 4-byte keys per
-/// thread) stays in the cache while the block is walked.
-const RADIUS_BLOCK: usize = 1 << 16;
-
-/// [`radius_par`] with blocks of `piece` (>= 1) positions.
-fn radius_par_pieces<K: SortKey>(keys: &[K], order: Order, piece: usize) -> usize {
-    let n = keys.len();
-    if n < 2 {
-        return 0;
-    }
-    let r = |i: usize| rank(keys[i], order);
-    // Every block's largest and smallest rank.
-    let ext: Vec<(K::Bits, K::Bits)> = keys
-        .par_chunks(piece)
-        .map(|c| {
-            let first = rank(c[0], order);
-            c.iter().fold((first, first), |(hi, lo), &k| {
-                let b = rank(k, order);
-                (max(hi, b), min(lo, b))
-            })
-        })
-        .collect();
-    // LR at each block's last position (the prefix maxima of the blocks' maxima), and RL just
-    // after each block (the suffix minima of the later blocks' minima; None after the last).
-    let lr_end: Vec<K::Bits> = ext
-        .iter()
-        .scan(None, |acc: &mut Option<K::Bits>, &(hi, _)| {
-            *acc = Some(acc.map_or(hi, |a| max(a, hi)));
-            *acc
-        })
-        .collect();
-    let mut rl_after: Vec<Option<K::Bits>> = vec![None; ext.len()];
-    for b in (0..ext.len().saturating_sub(1)).rev() {
-        let lo = ext[b + 1].1;
-        rl_after[b] = Some(rl_after[b + 1].map_or(lo, |a| min(a, lo)));
-    }
-    (0..ext.len())
-        .into_par_iter()
-        .map_init(Vec::new, |rl: &mut Vec<K::Bits>, b| {
-            let (start, end) = (b * piece, min(n, (b + 1) * piece));
-            // RL over the block, from its keys and the smallest key after it.
-            rl.clear();
-            let mut acc = rl_after[b];
-            for i in (start..end).rev() {
-                let m = acc.map_or(r(i), |a| min(a, r(i)));
-                acc = Some(m);
-                rl.push(m);
-            }
-            rl.reverse();
-            // The walk from the start of the block holding the first j with LR[j] > RL[start]
-            // (or from `start`, if none is before it): LR stays at most RL[start] before that
-            // block, so LR from there on is the keys' own running maximum, and the walk's first
-            // step moves j to where `radius_memory_saving` has it at `start`.
-            let c = lr_end.partition_point(|&m| m <= rl[0]);
-            walk_max(r, rl, start, min(c, b) * piece)
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// The radius by definition, in O(n²) time: the largest `j - i` with `i < j` and `a[i]` after
-/// `a[j]` in `order`, or 0. For testing only.
-#[doc(hidden)]
-pub fn radius_naive<K: SortKey>(keys: &[K], order: Order) -> usize {
-    let r = ranks(keys, order);
-    let mut best = 0;
-    for i in 0..r.len() {
-        for j in i + 1..r.len() {
-            if r[i] > r[j] {
-                best = max(best, j - i);
-            }
-        }
-    }
-    best
-}
-
-/// Whether `keys` is `k`-sorted in `order` (its radius is at most `k`): the same as
-/// [`check::is_k_sorted`], O(n) time and O(1) memory.
-///
-/// ```
-/// use sortlab_cpu_reference::rough::is_k_sorted;
-/// use sortlab_primitives::Order;
-/// assert!(is_k_sorted(&[2u32, 1, 4, 3], 1, Order::Ascending));
-/// assert!(!is_k_sorted(&[2u32, 1, 4, 3], 0, Order::Ascending));
-/// ```
-pub fn is_k_sorted<K: SortKey>(keys: &[K], k: usize, order: Order) -> bool {
-    check::is_k_sorted(keys, k, order)
-}
+pub use crate::radius::{
+    dm, is_k_sorted, lr, radius, radius_memory_saving, radius_naive, radius_par, rl,
+};
 
 /// Partitions each pair of segments of `h` positions, from `offset` on, about its median: the
 /// `h` smallest (by `key`) into the pair's first segment. A last pair without a second segment
@@ -563,9 +267,8 @@ where
 /// most `k` places from its sorted place, so this sorts it. O(n log k) work. Where the runs of
 /// `2k` cover the whole input (`k >= n / 2`) they would be one sequential sort: the parallel
 /// radix sort ([`crate::radix::sort_keys`]) sorts the keys instead, as the GPU rough sort takes a
-/// full sort there (2 cores, 2^24 uniform `u32` keys, radius included: 548 -> 142 ms). Runs of
-/// 1024 keys and more are sorted by the radix sort too, one thread each up to 2^16 keys (2
-/// cores, 2^20 `u32`, radius included: k = 4096 10.05 -> 5.16 ms).
+/// full sort there. Runs of 1024 keys and more are sorted by the radix sort too,
+/// one thread each up to 2^16 keys. Measured figures: the crate's `README.md`.
 ///
 /// # Key types
 /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order, ascending or descending.
@@ -617,10 +320,8 @@ fn sort_par_with_radius<K: SortKey>(keys: &mut [K], k: usize, order: Order) {
 }
 
 /// Altman-Chlebus on keys alone sorts its first runs with the radix sort from this length of
-/// run (`2k`) on, with the comparison sort below. Criterion, 2 cores, 2^20 u32 k-sorted,
-/// rough_sort_par with its radius: k = 1000 9.25 -> 5.06 ms, k = 4096 10.05 -> 5.16 (the
-/// parallel comparison sort of the same keys 9.5-10.4); at k = 100 (runs of 200) a threshold of
-/// 128 measured 8% faster, within the spread of unchanged rows in the same runs, so not taken.
+/// run (`2k`) on, with the comparison sort below (criterion, 2 cores, 2^20 u32 k-sorted with
+/// k = 1000, radius included: 5.06 ms, against 9.25 ms with the comparison sort).
 const RADIX_RUN_MIN: usize = 1024;
 
 /// Sorts `keys` in `order` with Altman-Chlebus on rayon, trusting the radius `k` given.
@@ -749,29 +450,7 @@ pub fn bubble_sort<K: SortKey>(keys: &mut [K], order: Order) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every 0-1 sequence of length `n` (as u32), by bitmask.
-    fn zero_one(n: usize) -> impl Iterator<Item = Vec<u32>> {
-        (0u32..1 << n).map(move |m| (0..n).map(|i| (m >> i) & 1).collect())
-    }
-
-    #[test]
-    fn radius_forms_agree_on_all_short_0_1_sequences() {
-        for n in 0..=10 {
-            for v in zero_one(n) {
-                for order in [Order::Ascending, Order::Descending] {
-                    let r = radius_naive(&v, order);
-                    assert_eq!(radius(&v, order), r, "{v:?}");
-                    assert_eq!(radius_memory_saving(&v, order), r, "{v:?}");
-                    assert_eq!(radius_par(&v, order), r, "{v:?}");
-                    for piece in [1, 2, 3, 5] {
-                        assert_eq!(radius_par_pieces(&v, order, piece), r, "{v:?} {piece}");
-                    }
-                    assert_eq!(dm(&v, order).len(), n);
-                }
-            }
-        }
-    }
+    use crate::test_inputs::{xorshift, zero_one};
 
     #[test]
     fn halving_step_meets_its_bound_on_all_short_0_1_sequences() {
@@ -810,43 +489,6 @@ mod tests {
                 let mut w = v.clone();
                 halving_sort_by(&mut w, r, &|x: &u32| *x);
                 assert_eq!(w, expected, "{v:?}");
-            }
-        }
-    }
-
-    /// A xorshift64 stream from a nonzero seed (test inputs).
-    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
-        move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        }
-    }
-
-    #[test]
-    fn radius_par_blocks_agree_with_the_walk_on_random_keys() {
-        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
-        for n in [2usize, 3, 17, 100, 1000, 5000] {
-            // Disorder within windows of w (radius about w) and no order at all.
-            for w in [1u64, 2, 5, 40, 700, u64::MAX] {
-                let v: Vec<u32> = (0..n as u64)
-                    .map(|i| match w {
-                        u64::MAX => (next() % 1000) as u32,
-                        w => (i + next() % w) as u32,
-                    })
-                    .collect();
-                for order in [Order::Ascending, Order::Descending] {
-                    let r = radius(&v, order);
-                    assert_eq!(radius_memory_saving(&v, order), r);
-                    for piece in [1, 2, 7, 64, n] {
-                        assert_eq!(
-                            radius_par_pieces(&v, order, piece),
-                            r,
-                            "n {n} w {w} {piece}"
-                        );
-                    }
-                }
             }
         }
     }
