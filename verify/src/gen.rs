@@ -1,15 +1,13 @@
 //! Input generation: [`generate`] draws a [`Pattern`] of any length for any key type.
 //!
-//! Generation is sequential and linear in `n` (one ChaCha8 stream; no sort is ever needed).
-//! Measured in a release build on a shared 2-core Xeon at 2.5 GHz, 10^8 `u32` keys: uniform
-//! 1.3 s, ascending 0.8 s, k-sorted 2.3 s, float-specials 3.8 s; zipf is the slowest at about
-//! 60 ns a key (0.6 s for 10^7).
+//! Generation is sequential and linear in `n` (one ChaCha8 stream; no sort is ever needed);
+//! measured speeds are in `cpu-reference/README.md`.
 
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::{KeyBits, SortKey};
 
-use crate::patterns::{Pattern, FEW_DISTINCT, SAW_LONG_RUNS, SAW_SHORT_RUN};
+use crate::patterns::{ArrayLengths, Pattern, FEW_DISTINCT, SAW_LONG_RUNS, SAW_SHORT_RUN};
 use crate::seed::{derive, splitmix64};
 
 /// Draws `n` keys of `pattern`.
@@ -72,9 +70,57 @@ pub fn generate<K: SortKey>(pattern: Pattern, n: usize, seed: u64) -> Vec<K> {
             }
             v
         }
-        Pattern::KSorted(k) => k_sorted(rng, n, k),
+        Pattern::KSorted(k) => k_sorted_from(rng, n, k),
         Pattern::FloatSpecials => specials_mix(rng, n),
     }
+}
+
+/// Many small arrays, concatenated: `count` arrays, each drawn with `pattern` and its own seed
+/// derived from `seed`, as the GPU-ArraySort input.
+///
+/// Returns the keys and the offsets: `offsets.len() == count + 1`, `offsets[0] == 0`, array
+/// `i` is `keys[offsets[i]..offsets[i + 1]]`, and `offsets[count] == keys.len()`.
+/// Deterministic for (count, lengths, pattern, seed, key type).
+///
+/// # Example
+/// ```
+/// use sortlab_verify::{small_arrays, Pattern};
+/// let (keys, offsets) = small_arrays::<f32>(100, 0..=40, Pattern::Uniform, 9);
+/// assert_eq!(offsets.len(), 101);
+/// assert_eq!(offsets[100], keys.len());
+/// assert!(offsets.windows(2).any(|w| w[0] == w[1])); // some array is empty
+/// let (keys, offsets) = small_arrays::<u64>(10, 32, Pattern::Ascending, 9);
+/// assert_eq!((keys.len(), offsets[3]), (320, 96));
+/// ```
+pub fn small_arrays<K: SortKey>(
+    count: usize,
+    lengths: impl Into<ArrayLengths>,
+    pattern: Pattern,
+    seed: u64,
+) -> (Vec<K>, Vec<usize>) {
+    let lens: Vec<usize> = match lengths.into() {
+        ArrayLengths::Fixed(len) => vec![len; count],
+        ArrayLengths::Varying { min, max } => {
+            let (min, max) = (min.min(max), min.max(max));
+            let mut rng = ChaCha8Rng::seed_from_u64(derive(seed, u64::MAX));
+            let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(min..=max)).collect();
+            if count >= 2 {
+                let a = rng.gen_range(0..count);
+                let b = (a + rng.gen_range(1..count)) % count;
+                lens[a] = min;
+                lens[b] = max;
+            }
+            lens
+        }
+    };
+    let mut offsets = Vec::with_capacity(count + 1);
+    offsets.push(0);
+    let mut keys = Vec::with_capacity(lens.iter().sum());
+    for (i, &len) in lens.iter().enumerate() {
+        keys.extend(generate::<K>(pattern, len, derive(seed, i as u64)));
+        offsets.push(keys.len());
+    }
+    (keys, offsets)
 }
 
 /// A uniform value in `0..2^31`.
@@ -134,8 +180,29 @@ fn saw<K: SortKey>(rng: &mut ChaCha8Rng, n: usize, run: usize) -> Vec<K> {
     v
 }
 
+/// `n` distinct keys, the values `0, 1, ..., n - 1` displaced so that the radius is exactly
+/// `min(k, n - 1)`: the roughsort report's k-sorted input, the workspace's one generator of it
+/// ([`Pattern::KSorted`], drawn by [`generate`]; see there for the construction).
+///
+/// Deterministic for (n, k, seed, key type). Sorted, the keys are
+/// `generate::<K>(Pattern::Ascending, n, _)`: `0..n` for integers.
+///
+/// # Example
+/// ```
+/// use sortlab_cpu_reference::check::radius;
+/// use sortlab_verify::{k_sorted, Order};
+/// let keys: Vec<u32> = k_sorted(10_000, 100, 7);
+/// assert_eq!(radius(&keys, Order::Ascending), 100);
+/// let mut sorted = keys.clone();
+/// sorted.sort_unstable();
+/// assert!(sorted.iter().enumerate().all(|(i, &x)| x == i as u32));
+/// ```
+pub fn k_sorted<K: SortKey>(n: usize, k: usize, seed: u64) -> Vec<K> {
+    generate(Pattern::KSorted(k), n, seed)
+}
+
 /// Distinct ascending keys with radius exactly `min(k, n - 1)` (see [`Pattern::KSorted`]).
-fn k_sorted<K: SortKey>(rng: &mut ChaCha8Rng, n: usize, k: usize) -> Vec<K> {
+fn k_sorted_from<K: SortKey>(rng: &mut ChaCha8Rng, n: usize, k: usize) -> Vec<K> {
     let mut v: Vec<K> = (0..n).map(|i| ascending::<K>(i as u64)).collect();
     let k = k.min(n.saturating_sub(1));
     if k == 0 {
@@ -454,5 +521,48 @@ mod tests {
         assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
         assert_eq!(v[3], 16_777_216.0);
         assert_eq!(ascending::<i32>(5), 5);
+    }
+
+    fn check_offsets<K: SortKey>(keys: &[K], offsets: &[usize], count: usize) {
+        assert_eq!(offsets.len(), count + 1);
+        assert_eq!(offsets[0], 0);
+        assert_eq!(offsets[count], keys.len());
+        assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn small_arrays_fixed_and_varying() {
+        let (k, o) = small_arrays::<u32>(50, 7, Pattern::Ascending, 1);
+        check_offsets(&k, &o, 50);
+        for w in o.windows(2) {
+            assert_eq!(w[1] - w[0], 7);
+            assert_eq!(&k[w[0]..w[1]], &[0, 1, 2, 3, 4, 5, 6]);
+        }
+        let (k, o) = small_arrays::<i64>(3, 0, Pattern::Uniform, 1);
+        assert!(k.is_empty());
+        assert_eq!(o, [0, 0, 0, 0]);
+        let (k, o) = small_arrays::<f64>(0, 0..=10, Pattern::Uniform, 1);
+        assert!(k.is_empty());
+        assert_eq!(o, [0]);
+        for (min, max) in [(0, 0), (0, 1), (0, 100), (5, 9), (9, 5), (3, 3)] {
+            let (k, o) = small_arrays::<f32>(200, min..=max, Pattern::FullRange, 5);
+            check_offsets(&k, &o, 200);
+            let lens: Vec<usize> = o.windows(2).map(|w| w[1] - w[0]).collect();
+            let (lo, hi) = (min.min(max), min.max(max));
+            assert!(lens.iter().all(|&l| (lo..=hi).contains(&l)));
+            assert!(lens.contains(&lo) && lens.contains(&hi));
+            let again = small_arrays::<f32>(200, min..=max, Pattern::FullRange, 5);
+            assert_eq!(again.1, o);
+            assert!(again
+                .0
+                .iter()
+                .zip(&k)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+        let (_, o) = small_arrays::<u32>(1, 4..=9, Pattern::Uniform, 5);
+        assert!((4..=9).contains(&o[1]));
+        // Arrays differ from each other: each has its own seed.
+        let (k, o) = small_arrays::<u64>(2, 64, Pattern::FullRange, 3);
+        assert_ne!(&k[o[0]..o[1]], &k[o[1]..o[2]]);
     }
 }

@@ -4,8 +4,10 @@
 //! checkers against the CPU engine, and a property suite that is written once and switched on
 //! per algorithm in one line.
 //!
-//! - [`patterns`]: the input shapes ([`Pattern`]) and many small arrays ([`small_arrays`]);
-//! - [`gen`]: [`generate`], deterministic for (pattern, length, seed, key type);
+//! - [`patterns`]: the input shapes ([`Pattern`]) and the lengths of many small arrays
+//!   ([`ArrayLengths`]);
+//! - [`gen`]: [`generate`], deterministic for (pattern, length, seed, key type), the k-sorted
+//!   generator of exact radius ([`k_sorted`]) and many small arrays ([`small_arrays`]);
 //! - [`seed`](mod@seed): the run's seed, printed once and overridable with `SORTLAB_SEED`;
 //! - [`lengths`]: edge lengths (0, 1, 2, warp, block and tile sizes ±1, 2^k ±1, large);
 //! - [`suite`]: the [`SortAlgorithm`] trait, the check functions and the [`sort_suite!`] macro;
@@ -32,9 +34,9 @@ pub mod patterns;
 pub mod seed;
 pub mod suite;
 
-pub use gen::generate;
+pub use gen::{generate, k_sorted, small_arrays};
 pub use lengths::{edge_lengths, large_lengths};
-pub use patterns::{small_arrays, ArrayLengths, ParsePatternError, Pattern};
-pub use seed::{seed, seed_for, SEED_ENV};
+pub use patterns::{ArrayLengths, ParsePatternError, Pattern};
+pub use seed::{rng_for, seed, seed_for, SEED_ENV};
 pub use sortlab_primitives::{KeyType, Order, SortKey, SortValue};
 pub use suite::{check_keys, check_pairs, Failure, IndexValue, SortAlgorithm};

@@ -1,4 +1,4 @@
-//! Input patterns, all in one place (DESIGN.md §5), and many small arrays.
+//! Input patterns, all in one place (DESIGN.md §5), and the lengths of many small arrays.
 //!
 //! A [`Pattern`] names the shape of an input; [`crate::generate`] draws one. The names used on
 //! the command line are those of [`Pattern::name`], parsed back by [`str::parse`]:
@@ -9,16 +9,11 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use sortlab_primitives::SortKey;
-
-use crate::gen::generate;
 use crate::seed::derive;
 
 /// The shape of a generated input.
 ///
-/// Keys are converted to each key type with [`SortKey::from_f64`] unless said otherwise, so
+/// Keys are converted to each key type with [`SortKey::from_f64`](sortlab_primitives::SortKey::from_f64) unless said otherwise, so
 /// "value v" below means `v` as `u32`, `i32`, `f32`, ... (rounded for floats, which keeps
 /// ascending values non-decreasing).
 ///
@@ -199,7 +194,7 @@ impl FromStr for Pattern {
     }
 }
 
-/// Lengths of the arrays of [`small_arrays`]: all the same, or drawn per array.
+/// Lengths of the arrays of [`crate::small_arrays`]: all the same, or drawn per array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArrayLengths {
     /// Every array has this length (0 allowed).
@@ -227,54 +222,6 @@ impl From<RangeInclusive<usize>> for ArrayLengths {
             max: *r.end(),
         }
     }
-}
-
-/// Many small arrays, concatenated: `count` arrays, each drawn with `pattern` and its own seed
-/// derived from `seed`, as the GPU-ArraySort input.
-///
-/// Returns the keys and the offsets: `offsets.len() == count + 1`, `offsets[0] == 0`, array
-/// `i` is `keys[offsets[i]..offsets[i + 1]]`, and `offsets[count] == keys.len()`.
-/// Deterministic for (count, lengths, pattern, seed, key type).
-///
-/// # Example
-/// ```
-/// use sortlab_verify::{small_arrays, Pattern};
-/// let (keys, offsets) = small_arrays::<f32>(100, 0..=40, Pattern::Uniform, 9);
-/// assert_eq!(offsets.len(), 101);
-/// assert_eq!(offsets[100], keys.len());
-/// assert!(offsets.windows(2).any(|w| w[0] == w[1])); // some array is empty
-/// let (keys, offsets) = small_arrays::<u64>(10, 32, Pattern::Ascending, 9);
-/// assert_eq!((keys.len(), offsets[3]), (320, 96));
-/// ```
-pub fn small_arrays<K: SortKey>(
-    count: usize,
-    lengths: impl Into<ArrayLengths>,
-    pattern: Pattern,
-    seed: u64,
-) -> (Vec<K>, Vec<usize>) {
-    let lens: Vec<usize> = match lengths.into() {
-        ArrayLengths::Fixed(len) => vec![len; count],
-        ArrayLengths::Varying { min, max } => {
-            let (min, max) = (min.min(max), min.max(max));
-            let mut rng = ChaCha8Rng::seed_from_u64(derive(seed, u64::MAX));
-            let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(min..=max)).collect();
-            if count >= 2 {
-                let a = rng.gen_range(0..count);
-                let b = (a + rng.gen_range(1..count)) % count;
-                lens[a] = min;
-                lens[b] = max;
-            }
-            lens
-        }
-    };
-    let mut offsets = Vec::with_capacity(count + 1);
-    offsets.push(0);
-    let mut keys = Vec::with_capacity(lens.iter().sum());
-    for (i, &len) in lens.iter().enumerate() {
-        keys.extend(generate::<K>(pattern, len, derive(seed, i as u64)));
-        offsets.push(keys.len());
-    }
-    (keys, offsets)
 }
 
 #[cfg(test)]
@@ -330,48 +277,5 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), len);
-    }
-
-    fn check_offsets<K: SortKey>(keys: &[K], offsets: &[usize], count: usize) {
-        assert_eq!(offsets.len(), count + 1);
-        assert_eq!(offsets[0], 0);
-        assert_eq!(offsets[count], keys.len());
-        assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
-    }
-
-    #[test]
-    fn small_arrays_fixed_and_varying() {
-        let (k, o) = small_arrays::<u32>(50, 7, Pattern::Ascending, 1);
-        check_offsets(&k, &o, 50);
-        for w in o.windows(2) {
-            assert_eq!(w[1] - w[0], 7);
-            assert_eq!(&k[w[0]..w[1]], &[0, 1, 2, 3, 4, 5, 6]);
-        }
-        let (k, o) = small_arrays::<i64>(3, 0, Pattern::Uniform, 1);
-        assert!(k.is_empty());
-        assert_eq!(o, [0, 0, 0, 0]);
-        let (k, o) = small_arrays::<f64>(0, 0..=10, Pattern::Uniform, 1);
-        assert!(k.is_empty());
-        assert_eq!(o, [0]);
-        for (min, max) in [(0, 0), (0, 1), (0, 100), (5, 9), (9, 5), (3, 3)] {
-            let (k, o) = small_arrays::<f32>(200, min..=max, Pattern::FullRange, 5);
-            check_offsets(&k, &o, 200);
-            let lens: Vec<usize> = o.windows(2).map(|w| w[1] - w[0]).collect();
-            let (lo, hi) = (min.min(max), min.max(max));
-            assert!(lens.iter().all(|&l| (lo..=hi).contains(&l)));
-            assert!(lens.contains(&lo) && lens.contains(&hi));
-            let again = small_arrays::<f32>(200, min..=max, Pattern::FullRange, 5);
-            assert_eq!(again.1, o);
-            assert!(again
-                .0
-                .iter()
-                .zip(&k)
-                .all(|(a, b)| a.to_bits() == b.to_bits()));
-        }
-        let (_, o) = small_arrays::<u32>(1, 4..=9, Pattern::Uniform, 5);
-        assert!((4..=9).contains(&o[1]));
-        // Arrays differ from each other: each has its own seed.
-        let (k, o) = small_arrays::<u64>(2, 64, Pattern::FullRange, 3);
-        assert_ne!(&k[o[0]..o[1]], &k[o[1]..o[2]]);
     }
 }

@@ -9,6 +9,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
 /// The environment variable that fixes the base seed (decimal, or hexadecimal with `0x`).
 pub const SEED_ENV: &str = "SORTLAB_SEED";
 
@@ -87,6 +90,22 @@ pub fn base_seed_if_set() -> Option<u64> {
 /// ```
 pub fn seed_for(test_name: &str) -> u64 {
     derive(seed(), fnv1a(test_name.as_bytes()))
+}
+
+/// A ChaCha8 generator seeded with [`seed_for`]`(test_name)`: the one way for any crate's
+/// tests, examples and benches to draw reproducible random input (the base seed is printed on
+/// first use and fixed with `SORTLAB_SEED`).
+///
+/// # Example
+/// ```
+/// use rand::Rng;
+/// let mut rng = sortlab_verify::rng_for("my_crate::my_test");
+/// let x: u32 = rng.gen();
+/// let mut again = sortlab_verify::rng_for("my_crate::my_test");
+/// assert_eq!(x, again.gen::<u32>());
+/// ```
+pub fn rng_for(test_name: &str) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed_for(test_name))
 }
 
 /// Mixes a seed with a stream number into a new, well-scrambled seed (splitmix64 based).
