@@ -124,9 +124,10 @@ impl<K: SortKey> Input<K> {
             opts = opts.with_bits(b, e);
         }
         let bytes = match sort {
-            Sort::Variant(_) if pairs => radix::scratch_bytes::<K, u32>(self.n, &opts),
-            Sort::Variant(_) => radix::scratch_bytes_keys::<K>(self.n, &opts),
-            Sort::Policy(p) => tuning::scratch_bytes::<K, u32>(self.n, &opts, p, pairs),
+            Sort::Variant(_) if pairs => radix::scratch_bytes_pairs::<K, u32>(self.n, &opts),
+            Sort::Variant(_) => radix::scratch_bytes::<K>(self.n, &opts),
+            Sort::Policy(p) if pairs => tuning::scratch_bytes_pairs::<K, u32>(self.n, &opts, p),
+            Sort::Policy(p) => tuning::scratch_bytes::<K>(self.n, &opts, p),
         };
         let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes)?;
         let timer = GpuTimer::new(gpu)?;

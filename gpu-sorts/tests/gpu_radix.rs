@@ -218,8 +218,8 @@ fn scratch_and_errors_leave_data() {
         let values: Vec<u64> = (0..input.len() as u64).collect();
         let mut k = DeviceBuffer::from_host(&gpu, &input).unwrap();
         let mut v = DeviceBuffer::from_host(&gpu, &values).unwrap();
-        let need = radix::scratch_bytes::<f32, u64>(input.len(), &opts);
-        assert!(need >= radix::scratch_bytes_keys::<f32>(input.len(), &opts));
+        let need = radix::scratch_bytes_pairs::<f32, u64>(input.len(), &opts);
+        assert!(need >= radix::scratch_bytes::<f32>(input.len(), &opts));
         // Too little scratch: an error, nothing touched.
         let mut small = DeviceBuffer::<u8>::alloc(&gpu, need - 1).unwrap();
         let e = radix::sort_pairs_with_scratch(&gpu, &mut k, &mut v, &opts, &mut small);
@@ -329,7 +329,7 @@ fn fast_tuning_shapes() {
                     let values: Vec<u32> = (0..n as u32).collect();
                     let mut k = DeviceBuffer::from_host(&gpu, &input).unwrap();
                     let mut v = DeviceBuffer::from_host(&gpu, &values).unwrap();
-                    let bytes = tuning::scratch_bytes::<u32, u32>(n, &opts, &p, true);
+                    let bytes = tuning::scratch_bytes_pairs::<u32, u32>(n, &opts, &p);
                     let mut s = DeviceBuffer::<u8>::alloc(&gpu, bytes).unwrap();
                     tuning::sort_pairs(&gpu, &mut k, &mut v, &opts, &p, &mut s)
                         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -348,7 +348,7 @@ fn fast_tuning_shapes() {
                     f(&mut p8);
                     let k64: Vec<f64> = keys::<f64>(n, shape, 3);
                     let mut dk = DeviceBuffer::from_host(&gpu, &k64).unwrap();
-                    let bytes = tuning::scratch_bytes::<f64, u32>(n, &opts, &p8, false);
+                    let bytes = tuning::scratch_bytes::<f64>(n, &opts, &p8);
                     let mut s = DeviceBuffer::<u8>::alloc(&gpu, bytes).unwrap();
                     tuning::sort_keys(&gpu, &mut dk, &opts, &p8, &mut s)
                         .unwrap_or_else(|e| panic!("{name} f64: {e}"));

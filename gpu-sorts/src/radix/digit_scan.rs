@@ -1,9 +1,7 @@
 //! The exclusive scan of per-tile digit counts shared by the classic variants
 //! (`digit_scan.cu`).
 
-use sortlab_primitives::{Defines, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
-
-use super::job;
+use sortlab_primitives::{Defines, DevicePtr, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
 
 /// The scan kernels.
 pub const DIGIT_SCAN_SOURCE: KernelSource =
@@ -30,17 +28,17 @@ pub(crate) fn totals_len(m: usize) -> usize {
 
 /// Scans the `m` u64 counts at `data` in place (exclusive), with `totals_len(m)` u64 words of
 /// scratch at `totals`.
-pub(crate) fn scan(gpu: &Gpu, data: u64, m: u64, totals: u64) -> Result<()> {
+pub(crate) fn scan(gpu: &Gpu, data: DevicePtr<u64>, m: u64, totals: DevicePtr<u64>) -> Result<()> {
     let module = gpu.module(&DIGIT_SCAN_SOURCE, &defines())?;
     let chunks = m.div_ceil(SCAN_CHUNK as u64);
-    let cfg = LaunchConfig::linear(job::grid(gpu, chunks), SCAN_THREADS);
+    let cfg = LaunchConfig::linear(gpu.grid_blocks(chunks as usize), SCAN_THREADS);
     let mut args = KernelArgs::new();
-    args.push(data).push(m).push(totals);
+    args.ptr(data).push(m).ptr(totals);
     // SAFETY: arguments match `scan_reduce(const u64*, u64, u64*)`; `data` holds m words and
     // `totals` one per chunk; the grid strides over chunks.
     unsafe { module.kernel("scan_reduce")?.launch(cfg, &args)? };
     let mut args = KernelArgs::new();
-    args.push(totals).push(chunks);
+    args.ptr(totals).push(chunks);
     // SAFETY: arguments match `scan_chunk_totals(u64*, u64)`; `totals` holds `chunks` words.
     unsafe {
         module
@@ -48,7 +46,7 @@ pub(crate) fn scan(gpu: &Gpu, data: u64, m: u64, totals: u64) -> Result<()> {
             .launch(LaunchConfig::linear(1, SCAN_THREADS), &args)?
     };
     let mut args = KernelArgs::new();
-    args.push(data).push(m).push(totals);
+    args.ptr(data).push(m).ptr(totals);
     // SAFETY: arguments match `scan_apply(u64*, u64, const u64*)`; sizes as above.
     unsafe { module.kernel("scan_apply")?.launch(cfg, &args) }
 }

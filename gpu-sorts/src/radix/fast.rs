@@ -5,9 +5,11 @@
 //! `onesweep.cu`, `small.cu` and `util.cu` begins with `sortlab::dependent_entry()`, so the next
 //! launch's blocks are scheduled while a pass's last tiles finish.
 
-use sortlab_primitives::{Error, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
+use sortlab_primitives::{
+    Gpu, KernelArgs, KernelSource, LaunchConfig, Region, Result, ScratchLayout,
+};
 
-use super::job::{self, Addrs, Carver, Job};
+use super::job::{self, Addrs, Job};
 use super::policy::FastPolicy;
 
 /// The onesweep kernels.
@@ -16,7 +18,7 @@ pub const ONESWEEP_SOURCE: KernelSource =
 /// The one-block sort.
 pub const SMALL_SOURCE: KernelSource = KernelSource::new("small.cu", include_str!("small.cu"));
 
-/// Where the onesweep sort keeps its state in scratch (byte offsets), and its shape.
+/// Where the onesweep sort keeps its state in scratch, and its shape.
 #[derive(Debug)]
 pub(crate) struct Layout {
     /// Passes of `radix_bits` (the last one may be narrower).
@@ -27,22 +29,23 @@ pub(crate) struct Layout {
     pub portion_len: u64,
     /// Tiles of the largest portion.
     pub max_tiles: u64,
-    pub spare_keys: usize,
-    pub spare_values: usize,
-    /// Start of the zeroed words: histograms [portions][passes][digits], tile counters
-    /// [passes * portions], status buffer 0 [max_tiles][digits].
-    pub zero: usize,
-    pub zero_words: u64,
-    pub hist: usize,
-    pub counters: usize,
-    pub status0: usize,
-    pub status1: usize,
-    /// Digit offsets [passes][portions][digits] (u64): portion 0's from the plan, portion
-    /// q + 1's from the last tile of portion q.
-    pub base: usize,
-    /// The pass plan [passes + 1] (u32).
-    pub plan: usize,
-    /// Scratch bytes needed.
+    /// The keys' second buffer (raw words of 4 bytes).
+    pub spare_keys: Region<u32>,
+    /// The values' second buffer (empty for keys only).
+    pub spare_values: Region<u32>,
+    /// The zeroed words, in order: histograms [portions][passes][digits] (`hist_words`), tile
+    /// counters [passes * portions] (`counter_words`), status buffer 0 [max_tiles][digits].
+    pub zero: Region<u32>,
+    pub hist_words: usize,
+    pub counter_words: usize,
+    /// Status buffer 1 [max_tiles][digits].
+    pub status1: Region<u32>,
+    /// Digit offsets [passes][portions][digits]: portion 0's from the plan, portion q + 1's
+    /// from the last tile of portion q.
+    pub base: Region<u64>,
+    /// The pass plan [passes + 1].
+    pub plan: Region<u32>,
+    /// Scratch bytes needed (`usize::MAX` if that overflows).
     pub total: usize,
 }
 
@@ -64,18 +67,18 @@ impl Layout {
         let portion_len = per_portion * tile;
         let portions = tiles.div_ceil(per_portion);
         let max_tiles = per_portion;
-        let digits = policy.digits() as u64;
-        let mut c = Carver::default();
-        let spare_keys = c.take(job.n * job.key.size);
-        let spare_values = c.take(job.n * job.value_size());
-        let hist_words = portions * passes as u64 * digits;
-        let counter_words = passes as u64 * portions;
-        let status_words = max_tiles * digits;
-        let zero_words = hist_words + counter_words + status_words;
-        let zero = c.take(zero_words as usize * 4);
-        let status1 = c.take(status_words as usize * 4);
-        let base = c.take((passes as u64 * portions * digits) as usize * 8);
-        let plan = c.take((passes as usize + 1) * 4);
+        let digits = policy.digits();
+        let (portions_us, passes_us) = (portions as usize, passes as usize);
+        let hist_words = portions_us * passes_us * digits;
+        let counter_words = passes_us * portions_us;
+        let status_words = max_tiles as usize * digits;
+        let mut l = ScratchLayout::new();
+        let spare_keys = l.region::<u32>(job.n * job.key.size / 4);
+        let spare_values = l.region::<u32>(job.n * job.value_size() / 4);
+        let zero = l.region::<u32>(hist_words + counter_words + status_words);
+        let status1 = l.region::<u32>(status_words);
+        let base = l.region::<u64>(passes_us * portions_us * digits);
+        let plan = l.region::<u32>(passes_us + 1);
         Some(Layout {
             passes,
             portions,
@@ -84,14 +87,12 @@ impl Layout {
             spare_keys,
             spare_values,
             zero,
-            zero_words,
-            hist: zero,
-            counters: zero + hist_words as usize * 4,
-            status0: zero + (hist_words + counter_words) as usize * 4,
+            hist_words,
+            counter_words,
             status1,
             base,
             plan,
-            total: c.total(),
+            total: l.bytes().unwrap_or(usize::MAX),
         })
     }
 }
@@ -133,29 +134,31 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
     let histogram = module.kernel("onesweep_histogram")?;
     let plan_kernel = module.kernel("onesweep_plan")?;
     let pass_kernel = module.kernel("onesweep_pass")?;
-    let scratch = |offset: usize| at.scratch + offset as u64;
+    let s = at.scratch;
+    let hist = l.zero.ptr(s);
+    let counters = hist.offset(l.hist_words);
+    let status0 = counters.offset(l.counter_words);
+    let status1 = l.status1.ptr(s);
+    let base = l.base.ptr(s);
+    let plan = l.plan.ptr(s);
+    let spare_keys = l.spare_keys.ptr(s);
 
     // Every launch's limits are checked before the first one, so that an error leaves the
     // caller's data as it was (the pass launches are the only ones that write it).
     let smem = policy.pass_shared_bytes(key.size, vsize);
-    let pass_cfg = |tiles: u64| {
-        LaunchConfig::linear(job::grid(gpu, tiles), policy.block_threads)
+    let pass_cfg = |tiles: u32| {
+        LaunchConfig::linear(tiles, policy.block_threads)
             .with_shared(smem as u32)
             .dependent()
     };
-    if l.max_tiles > gpu.info().max_grid_x as u64 {
-        return Err(Error::Unsupported(format!(
-            "{} tiles per portion exceed the grid limit",
-            l.max_tiles
-        )));
-    }
-    pass_kernel.check(&pass_cfg(l.max_tiles))?;
+    let max_tiles = gpu.exact_grid(l.max_tiles as usize, "a portion of the radix sort")?;
+    pass_kernel.check(&pass_cfg(max_tiles))?;
     let hist_smem = (l.passes as u64 * digits * 4) as u32;
     let hist_chunk = policy.hist_threads as u64 * policy.hist_items as u64;
     let hist_resident = gpu.info().multiprocessors as u64 * policy.hist_blocks_per_sm as u64;
     let hist_cfg = |len: u64| {
         LaunchConfig::linear(
-            job::grid(gpu, len.div_ceil(hist_chunk).min(hist_resident)),
+            gpu.grid_blocks(len.div_ceil(hist_chunk).min(hist_resident) as usize),
             policy.hist_threads,
         )
         .with_shared(hist_smem)
@@ -171,7 +174,7 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
         (start, l.portion_len.min(n - start))
     };
 
-    job::zero_words(gpu, &util, scratch(l.zero), l.zero_words)?;
+    job::zero_words(gpu, &util, hist, l.zero.len() as u64)?;
 
     for q in 0..l.portions {
         let (start, len) = portion(q);
@@ -179,22 +182,21 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
         args.push(at.keys)
             .push(start)
             .push(len)
-            .push(scratch(l.hist) + q * l.passes as u64 * digits * 4)
+            .ptr(hist.offset(q as usize * l.passes as usize * digits as usize))
             .push(l.passes)
             .push(job.begin)
             .push(job.end);
-        key.push(&mut args, key.neg);
-        key.push(&mut args, key.pos);
+        key.push_maps(&mut args);
         // SAFETY: arguments match `onesweep_histogram(const Key*, u64, u64, u32*, u32, u32, u32,
-        // Key, Key)`; keys hold n >= start + len words; the portion's counters are
+        // Key, Key, Key)`; keys hold n >= start + len words; the portion's counters are
         // passes * digits zeroed words of scratch; dynamic shared memory holds as many.
         unsafe { histogram.launch(hist_cfg(len), &args)? };
     }
 
     let mut args = KernelArgs::new();
-    args.push(scratch(l.hist))
-        .push(scratch(l.base))
-        .push(scratch(l.plan))
+    args.ptr(hist)
+        .ptr(base)
+        .ptr(plan)
         .push(l.passes)
         .push(l.portions as u32)
         .push(n);
@@ -203,7 +205,7 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
     unsafe { plan_kernel.launch(plan_cfg, &args)? };
 
     let spare_values = if vsize > 0 {
-        scratch(l.spare_values)
+        l.spare_values.ptr(s).addr()
     } else {
         0
     };
@@ -215,13 +217,13 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
             let (start, len) = portion(q);
             let tiles = len.div_ceil(policy.tile_items() as u64);
             let (status, status_next) = if launch % 2 == 0 {
-                (l.status0, l.status1)
+                (status0, status1)
             } else {
-                (l.status1, l.status0)
+                (status1, status0)
             };
             let mut args = KernelArgs::new();
             args.push(at.keys)
-                .push(scratch(l.spare_keys))
+                .ptr(spare_keys)
                 .push(at.values)
                 .push(spare_values)
                 .push(start)
@@ -229,25 +231,24 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
                 .push(tiles as u32)
                 .push(shift)
                 .push(width);
-            key.push(&mut args, key.neg);
-            key.push(&mut args, key.pos);
-            let base = scratch(l.base) + (p as u64 * l.portions + q) * digits * 8;
+            key.push_maps(&mut args);
+            let row = base.offset(launch as usize * digits as usize);
             let next_base = if q + 1 < l.portions {
-                base + digits * 8
+                row.offset(digits as usize).addr()
             } else {
                 0
             };
-            args.push(base)
+            args.ptr(row)
                 .push(next_base)
-                .push(scratch(status))
-                .push(scratch(status_next))
-                .push(l.max_tiles as u32)
-                .push(scratch(l.counters) + launch * 4)
-                .push(scratch(l.plan))
+                .ptr(status)
+                .ptr(status_next)
+                .push(max_tiles)
+                .ptr(counters.offset(launch as usize))
+                .ptr(plan)
                 .push(p)
                 .push(smem as u32);
             // SAFETY: arguments match `onesweep_pass(Key*, Key*, Value*, Value*, u64, u64, u32,
-            // u32, u32, Key, Key, const u64*, u64*, u32*, u32*, u32, u32*, const u32*, u32,
+            // u32, u32, Key, Key, Key, const u64*, u64*, u32*, u32*, u32, u32*, const u32*, u32,
             // u32)`; base and next_base are digit-offset rows of scratch (next_base null for the
             // last portion). The
             // caller's keys (values) and the spare buffers hold n words each (values null for
@@ -257,20 +258,13 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Res
             // by the previous launch (or the zeroing above); the plan was written by
             // onesweep_plan; the dynamic shared memory is the kernel's SMEM_BYTES (checked in
             // the kernel).
-            unsafe { pass_kernel.launch(pass_cfg(tiles), &args)? };
+            unsafe { pass_kernel.launch(pass_cfg(tiles as u32), &args)? };
         }
     }
 
-    let plan_end = Some((scratch(l.plan) + l.passes as u64 * 4, 2));
+    let plan_end = Some((plan.offset(l.passes as usize), 2));
     let key_words = n * key.size as u64 / 4;
-    job::copy_words(
-        gpu,
-        &util,
-        scratch(l.spare_keys),
-        at.keys,
-        key_words,
-        plan_end,
-    )?;
+    job::copy_words(gpu, &util, spare_keys.addr(), at.keys, key_words, plan_end)?;
     if vsize > 0 {
         job::copy_words(
             gpu,
@@ -297,10 +291,8 @@ fn small(gpu: &Gpu, job: &Job, policy: &FastPolicy, at: &Addrs) -> Result<()> {
         .push(job.n as u32)
         .push(job.begin)
         .push(job.end);
-    for m in [key.neg, key.pos, key.inv_hi, key.inv_lo] {
-        key.push(&mut args, m);
-    }
-    // SAFETY: arguments match `radix_small(Key*, Value*, u32, u32, u32, Key, Key, Key, Key)`;
+    key.push_maps(&mut args);
+    // SAFETY: arguments match `radix_small(Key*, Value*, u32, u32, u32, Key, Key, Key)`;
     // keys (and values, or null for keys only) hold n <= SMALL_THREADS * SMALL_ITEMS words;
     // the block reads all of them before it writes any.
     unsafe {

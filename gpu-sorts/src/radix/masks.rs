@@ -1,29 +1,28 @@
-//! The key word maps the kernels use: ordered bits = raw ^ (top bit of raw ? `neg` : `pos`),
-//! and back, raw = ordered ^ (top bit of ordered ? `inv_hi` : `inv_lo`).
+//! The key word maps the kernels use: ascending ordered bits = raw ^ (top bit of raw ? `neg` :
+//! `pos`), and the order as the flip word ([`Order::flip`]) XOR-ed onto them; the kernels fold
+//! the flip word into both masks, and derive the inverse map's masks from them.
 //!
 //! Every key type's order-preserving map (DESIGN.md §3) is an exclusive or with a mask chosen
 //! by the sign bit: nothing for unsigned keys, the sign bit for signed keys, every bit of a
-//! negative float and the sign bit of a non-negative one. Descending order complements the
-//! result, which complements both masks. So one kernel per key width serves every key type and
-//! both orders, with the masks as arguments: fewer modules to compile.
+//! negative float and the sign bit of a non-negative one. So one kernel per key width serves
+//! every key type and both orders, with the masks and the flip word as arguments: fewer
+//! modules to compile.
 
 use sortlab_primitives::{KernelArgs, KeyBits, Order, SortKey};
 
-/// A key type's raw word and its maps, for one order.
+/// A key type's raw word, its ascending map and the order's flip word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct KeySpec {
     /// Bytes per key (4 or 8).
     pub size: usize,
     /// CUDA type of the raw word.
     pub word: &'static str,
-    /// Forward mask of raw words with the top bit set.
+    /// Ascending mask of raw words with the top bit set.
     pub neg: u64,
-    /// Forward mask of raw words with the top bit clear.
+    /// Ascending mask of raw words with the top bit clear.
     pub pos: u64,
-    /// Inverse mask of ordered words with the top bit set.
-    pub inv_hi: u64,
-    /// Inverse mask of ordered words with the top bit clear.
-    pub inv_lo: u64,
+    /// The order: `Order::flip` of the key's bits (0 ascending, all ones descending).
+    pub flip: u64,
 }
 
 /// The key whose raw little-endian bits are the low bytes of `raw`.
@@ -53,26 +52,17 @@ impl KeySpec {
     /// The maps of key type `K` in `order`.
     pub fn of<K: SortKey>(order: Order) -> Self {
         let top = 1u64 << (8 * K::SIZE - 1);
-        let neg = sort_bits(raw_key::<K>(top), order) ^ top;
-        let pos = sort_bits(raw_key::<K>(0), order);
-        // The ordered words of the two classes differ in the top bit (the map is a bijection).
-        let (inv_hi, inv_lo) = if (top ^ neg) & top != 0 {
-            (neg, pos)
-        } else {
-            (pos, neg)
-        };
         KeySpec {
             size: K::SIZE,
             word: K::Bits::CUDA_TYPE,
-            neg,
-            pos,
-            inv_hi,
-            inv_lo,
+            neg: sort_bits(raw_key::<K>(top), Order::Ascending) ^ top,
+            pos: sort_bits(raw_key::<K>(0), Order::Ascending),
+            flip: order.flip::<K::Bits>().to_u64(),
         }
     }
 
     /// Appends `v` as a kernel argument of the raw word's type.
-    pub fn push(&self, args: &mut KernelArgs, v: u64) {
+    fn push(&self, args: &mut KernelArgs, v: u64) {
         if self.size == 4 {
             args.push(v as u32);
         } else {
@@ -80,22 +70,39 @@ impl KeySpec {
         }
     }
 
+    /// Appends the kernels' `neg, pos, flip` arguments.
+    pub fn push_maps(&self, args: &mut KernelArgs) {
+        for m in [self.neg, self.pos, self.flip] {
+            self.push(args, m);
+        }
+    }
+
+    /// The order folded into both masks, as every kernel does first.
+    #[cfg(test)]
+    fn folded(&self) -> (u64, u64) {
+        (self.neg ^ self.flip, self.pos ^ self.flip)
+    }
+
     /// The ordered word of raw word `raw` (the kernels' map, for tests).
     #[cfg(test)]
     fn ordered(&self, raw: u64) -> u64 {
         let top = 1u64 << (8 * self.size - 1);
-        raw ^ if raw & top != 0 { self.neg } else { self.pos }
+        let (neg, pos) = self.folded();
+        raw ^ if raw & top != 0 { neg } else { pos }
     }
 
-    /// The raw word of ordered word `o` (the kernels' inverse map, for tests).
+    /// The raw word of ordered word `o` (the kernels' inverse map, `inverse_masks` in small.cu
+    /// and satish.cu, for tests).
     #[cfg(test)]
     fn raw(&self, o: u64) -> u64 {
         let top = 1u64 << (8 * self.size - 1);
-        o ^ if o & top != 0 {
-            self.inv_hi
+        let (neg, pos) = self.folded();
+        let (inv_hi, inv_lo) = if (top ^ neg) & top != 0 {
+            (neg, pos)
         } else {
-            self.inv_lo
-        }
+            (pos, neg)
+        };
+        o ^ if o & top != 0 { inv_hi } else { inv_lo }
     }
 }
 

@@ -20,7 +20,7 @@
 //!   `small.cu`).
 //!
 //! Temporary memory comes from a caller-supplied scratch buffer ([`scratch_bytes`] /
-//! [`scratch_bytes_keys`] + [`sort_keys_with_scratch`] / [`sort_pairs_with_scratch`]) or is
+//! [`scratch_bytes_pairs`] + [`sort_keys_with_scratch`] / [`sort_pairs_with_scratch`]) or is
 //! allocated per call. Nothing moves to or from the host, except in the `_host` conveniences.
 //!
 //! # Key types
@@ -83,10 +83,10 @@ pub use policy::{FastPolicy, PassShape, RankMatch};
 pub use variant::RadixVariant;
 
 use sortlab_primitives::{
-    Defines, DeviceBuffer, Error, Gpu, KernelSource, Result, SortKey, SortValue,
+    Defines, DeviceBuffer, Error, Gpu, KernelSource, Result, Scratch, SortKey, SortValue,
 };
 
-use job::{Addrs, Job, ValueSpec};
+use job::{Addrs, Job};
 use masks::KeySpec;
 
 /// Every kernel source of the radix sorts (for compile checks).
@@ -103,17 +103,14 @@ pub const SOURCES: [KernelSource; 6] = [
 /// `key_size` bytes and values of `value_size` bytes (0: keys only), under the default
 /// policies: for compile checks without a GPU, and for warming the module cache.
 pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, Defines)> {
-    let word = |size: usize| {
-        if size > 4 {
-            "unsigned long long"
-        } else {
-            "unsigned int"
-        }
+    let key_word = if key_size > 4 {
+        "unsigned long long"
+    } else {
+        "unsigned int"
     };
     let words = Defines::new()
-        .set("KEY_WORD", word(key_size))
-        .set("VALUE_WORD", word(value_size))
-        .set("PAIRS", (value_size > 0) as u32);
+        .set("KEY_BITS_T", key_word)
+        .value_size((value_size > 0).then_some(value_size));
     let fast = FastPolicy::for_types(key_size, value_size);
     let mut configs = vec![
         (
@@ -152,7 +149,7 @@ pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, 
 
 /// The sort of `n` keys `K` (and values of `value`) under `opts`; `None` when there is
 /// nothing to do (fewer than two keys or an empty bit range).
-fn job<K: SortKey>(n: usize, value: Option<ValueSpec>, opts: &RadixOptions) -> Result<Option<Job>> {
+fn job<K: SortKey>(n: usize, value: Option<usize>, opts: &RadixOptions) -> Result<Option<Job>> {
     let Some((begin, end)) = opts.bit_range::<K>()? else {
         return Ok(None);
     };
@@ -168,13 +165,6 @@ fn job<K: SortKey>(n: usize, value: Option<ValueSpec>, opts: &RadixOptions) -> R
     }))
 }
 
-fn value_spec<V: SortValue>() -> ValueSpec {
-    ValueSpec {
-        size: V::SIZE,
-        word: V::CUDA_TYPE,
-    }
-}
-
 /// Scratch bytes of `job` with `variant` (and the fast policy `fast`).
 fn job_scratch(job: &Job, variant: RadixVariant, fast: Option<&FastPolicy>) -> usize {
     match variant {
@@ -187,29 +177,40 @@ fn job_scratch(job: &Job, variant: RadixVariant, fast: Option<&FastPolicy>) -> u
     }
 }
 
-/// Scratch bytes [`sort_pairs_with_scratch`] needs for `n` pairs of keys `K` and values `V`
-/// under `opts` (also enough for [`sort_keys_with_scratch`]; 0 when nothing needs sorting).
+/// Scratch bytes [`sort_keys_with_scratch`] needs for `n` keys `K` under `opts` (0 when nothing
+/// needs sorting).
 ///
-/// The fast sort needs about `n * (size_of K + size_of V)` bytes plus its counters (under 1%
-/// more); Satish's and the one-bit sort about as much again as the data, plus 8 bytes per
-/// 64 keys (Satish) or per 512 keys (one bit). Policies are the same on every device, so the
-/// size does not depend on the GPU.
-pub fn scratch_bytes<K: SortKey, V: SortValue>(n: usize, opts: &RadixOptions) -> usize {
-    match job::<K>(n, Some(value_spec::<V>()), opts) {
-        Ok(Some(j)) => job_scratch(&j, opts.variant, None),
+/// The fast sort needs about `n * size_of K` bytes plus its counters (under 1% more); Satish's
+/// and the one-bit sort about as much again as the keys, plus 8 bytes per 64 keys (Satish) or
+/// per 512 keys (one bit). Policies are the same on every device, so the size does not depend
+/// on the GPU.
+pub fn scratch_bytes<K: SortKey>(n: usize, opts: &RadixOptions) -> usize {
+    scratch_of::<K>(n, None, opts, opts.variant, None)
+}
+
+/// Scratch bytes [`sort_pairs_with_scratch`] needs for `n` pairs of keys `K` and values `V`
+/// under `opts` (also enough for [`sort_keys_with_scratch`]): as [`scratch_bytes`], with the
+/// values' size added to the keys'.
+pub fn scratch_bytes_pairs<K: SortKey, V: SortValue>(n: usize, opts: &RadixOptions) -> usize {
+    scratch_of::<K>(n, Some(V::SIZE), opts, opts.variant, None)
+}
+
+/// Scratch bytes of `n` keys `K` (with values of `value` bytes) under `opts`, `variant` and
+/// the fast policy `fast`.
+fn scratch_of<K: SortKey>(
+    n: usize,
+    value: Option<usize>,
+    opts: &RadixOptions,
+    variant: RadixVariant,
+    fast: Option<&FastPolicy>,
+) -> usize {
+    match job::<K>(n, value, opts) {
+        Ok(Some(j)) => job_scratch(&j, variant, fast),
         _ => 0,
     }
 }
 
-/// Scratch bytes [`sort_keys_with_scratch`] needs for `n` keys `K` under `opts`.
-pub fn scratch_bytes_keys<K: SortKey>(n: usize, opts: &RadixOptions) -> usize {
-    match job::<K>(n, None, opts) {
-        Ok(Some(j)) => job_scratch(&j, opts.variant, None),
-        _ => 0,
-    }
-}
-
-/// Runs `job` on the given addresses after checking the scratch size.
+/// Runs `job` on the given buffers, with the caller's scratch (checked) or a new one.
 fn run(
     gpu: &Gpu,
     job: &Job,
@@ -217,20 +218,14 @@ fn run(
     fast: Option<&FastPolicy>,
     keys: u64,
     values: u64,
-    scratch: &mut DeviceBuffer<u8>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
     let need = job_scratch(job, variant, fast);
-    if scratch.len() < need {
-        return Err(Error::InvalidArgument(format!(
-            "radix sort of {} keys needs {need} bytes of scratch, got {}",
-            job.n,
-            scratch.len()
-        )));
-    }
+    let scratch = Scratch::get(gpu, scratch, need, "the radix sort")?;
     let at = Addrs {
         keys,
         values,
-        scratch: scratch.ptr().addr(),
+        scratch: scratch.buffer(),
     };
     match variant {
         RadixVariant::OneBit => onebit::sort(gpu, job, &at),
@@ -242,6 +237,28 @@ fn run(
     }
 }
 
+/// Every entry point's body: sorts `keys` (with `values`) by `variant` (and the fast policy
+/// `fast`), with the caller's scratch or a new one.
+fn sort_with<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    opts: &RadixOptions,
+    variant: RadixVariant,
+    fast: Option<&FastPolicy>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+) -> Result<()> {
+    if let Some(v) = &values {
+        check_lengths(keys.len(), v.len())?;
+    }
+    let value = values.as_ref().map(|_| V::SIZE);
+    let Some(j) = job::<K>(keys.len(), value, opts)? else {
+        return Ok(());
+    };
+    let values = values.map_or(0, |v| v.ptr().addr());
+    run(gpu, &j, variant, fast, keys.ptr().addr(), values, scratch)
+}
+
 fn check_lengths(keys: usize, values: usize) -> Result<()> {
     if keys != values {
         return Err(Error::InvalidArgument(format!(
@@ -251,8 +268,7 @@ fn check_lengths(keys: usize, values: usize) -> Result<()> {
     Ok(())
 }
 
-/// Sorts `keys` in place with the scratch buffer `scratch` (at least
-/// [`scratch_bytes_keys`] bytes).
+/// Sorts `keys` in place with the scratch buffer `scratch` (at least [`scratch_bytes`] bytes).
 ///
 /// See the [module documentation](self) for the variants, key types, stability, errors and
 /// performance.
@@ -262,14 +278,20 @@ pub fn sort_keys_with_scratch<K: SortKey>(
     opts: &RadixOptions,
     scratch: &mut DeviceBuffer<u8>,
 ) -> Result<()> {
-    match job::<K>(keys.len(), None, opts)? {
-        Some(j) => run(gpu, &j, opts.variant, None, keys.ptr().addr(), 0, scratch),
-        None => Ok(()),
-    }
+    let no_values = None::<&mut DeviceBuffer<u32>>;
+    sort_with(
+        gpu,
+        keys,
+        no_values,
+        opts,
+        opts.variant,
+        None,
+        Some(scratch),
+    )
 }
 
 /// Sorts `keys` in place, with `values[i]` moving with `keys[i]`, using the scratch buffer
-/// `scratch` (at least [`scratch_bytes`] bytes).
+/// `scratch` (at least [`scratch_bytes_pairs`] bytes).
 ///
 /// See the [module documentation](self) for the variants, key types, stability, errors and
 /// performance.
@@ -280,25 +302,21 @@ pub fn sort_pairs_with_scratch<K: SortKey, V: SortValue>(
     opts: &RadixOptions,
     scratch: &mut DeviceBuffer<u8>,
 ) -> Result<()> {
-    check_lengths(keys.len(), values.len())?;
-    match job::<K>(keys.len(), Some(value_spec::<V>()), opts)? {
-        Some(j) => run(
-            gpu,
-            &j,
-            opts.variant,
-            None,
-            keys.ptr().addr(),
-            values.ptr().addr(),
-            scratch,
-        ),
-        None => Ok(()),
-    }
+    sort_with(
+        gpu,
+        keys,
+        Some(values),
+        opts,
+        opts.variant,
+        None,
+        Some(scratch),
+    )
 }
 
 /// Sorts `keys` in place on the device, stably, by the variant of `opts`.
 ///
 /// # Overview
-/// Allocates [`scratch_bytes_keys`] bytes of scratch (from the stream-ordered pool) and runs
+/// Allocates [`scratch_bytes`] bytes of scratch (from the stream-ordered pool) and runs
 /// [`sort_keys_with_scratch`]. See the [module documentation](self) for the variants.
 ///
 /// # Key types
@@ -326,15 +344,14 @@ pub fn sort_keys<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     opts: &RadixOptions,
 ) -> Result<()> {
-    opts.bit_range::<K>()?;
-    let mut scratch = DeviceBuffer::<u8>::alloc(gpu, scratch_bytes_keys::<K>(keys.len(), opts))?;
-    sort_keys_with_scratch(gpu, keys, opts, &mut scratch)
+    let no_values = None::<&mut DeviceBuffer<u32>>;
+    sort_with(gpu, keys, no_values, opts, opts.variant, None, None)
 }
 
 /// Sorts `keys` in place on the device, stably, with `values[i]` moving with `keys[i]`.
 ///
 /// # Overview
-/// Allocates [`scratch_bytes`] bytes of scratch (from the stream-ordered pool) and runs
+/// Allocates [`scratch_bytes_pairs`] bytes of scratch (from the stream-ordered pool) and runs
 /// [`sort_pairs_with_scratch`]. See the [module documentation](self) for the variants.
 ///
 /// # Key types
@@ -365,10 +382,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
     values: &mut DeviceBuffer<V>,
     opts: &RadixOptions,
 ) -> Result<()> {
-    check_lengths(keys.len(), values.len())?;
-    opts.bit_range::<K>()?;
-    let mut scratch = DeviceBuffer::<u8>::alloc(gpu, scratch_bytes::<K, V>(keys.len(), opts))?;
-    sort_pairs_with_scratch(gpu, keys, values, opts, &mut scratch)
+    sort_with(gpu, keys, Some(values), opts, opts.variant, None, None)
 }
 
 /// Host convenience: uploads `keys`, sorts them with [`sort_keys`], downloads them.
@@ -420,19 +434,18 @@ pub fn edge_lengths(variant: RadixVariant) -> Vec<usize> {
 pub mod tuning {
     use super::*;
 
-    /// Scratch bytes of [`sort_keys`] (`pairs` false, `V` ignored) or
-    /// [`sort_pairs`] under `policy`.
-    pub fn scratch_bytes<K: SortKey, V: SortValue>(
+    /// Scratch bytes of [`sort_keys`] under `policy`.
+    pub fn scratch_bytes<K: SortKey>(n: usize, opts: &RadixOptions, policy: &FastPolicy) -> usize {
+        scratch_of::<K>(n, None, opts, RadixVariant::Fast, Some(policy))
+    }
+
+    /// Scratch bytes of [`sort_pairs`] under `policy`.
+    pub fn scratch_bytes_pairs<K: SortKey, V: SortValue>(
         n: usize,
         opts: &RadixOptions,
         policy: &FastPolicy,
-        pairs: bool,
     ) -> usize {
-        let value = pairs.then(value_spec::<V>);
-        match job::<K>(n, value, opts) {
-            Ok(Some(j)) => job_scratch(&j, RadixVariant::Fast, Some(policy)),
-            _ => 0,
-        }
+        scratch_of::<K>(n, Some(V::SIZE), opts, RadixVariant::Fast, Some(policy))
     }
 
     /// [`super::sort_keys_with_scratch`] with the fast sort under `policy`.
@@ -444,18 +457,17 @@ pub mod tuning {
         scratch: &mut DeviceBuffer<u8>,
     ) -> Result<()> {
         policy.validate()?;
-        match job::<K>(keys.len(), None, opts)? {
-            Some(j) => run(
-                gpu,
-                &j,
-                RadixVariant::Fast,
-                Some(policy),
-                keys.ptr().addr(),
-                0,
-                scratch,
-            ),
-            None => Ok(()),
-        }
+        let no_values = None::<&mut DeviceBuffer<u32>>;
+        let fast = RadixVariant::Fast;
+        sort_with(
+            gpu,
+            keys,
+            no_values,
+            opts,
+            fast,
+            Some(policy),
+            Some(scratch),
+        )
     }
 
     /// [`super::sort_pairs_with_scratch`] with the fast sort under `policy`.
@@ -468,19 +480,16 @@ pub mod tuning {
         scratch: &mut DeviceBuffer<u8>,
     ) -> Result<()> {
         policy.validate()?;
-        check_lengths(keys.len(), values.len())?;
-        match job::<K>(keys.len(), Some(value_spec::<V>()), opts)? {
-            Some(j) => run(
-                gpu,
-                &j,
-                RadixVariant::Fast,
-                Some(policy),
-                keys.ptr().addr(),
-                values.ptr().addr(),
-                scratch,
-            ),
-            None => Ok(()),
-        }
+        let fast = RadixVariant::Fast;
+        sort_with(
+            gpu,
+            keys,
+            Some(values),
+            opts,
+            fast,
+            Some(policy),
+            Some(scratch),
+        )
     }
 }
 
@@ -491,17 +500,19 @@ mod tests {
     #[test]
     fn scratch_sizes() {
         let o = RadixOptions::default();
-        assert_eq!(scratch_bytes_keys::<u32>(0, &o), 0);
-        assert_eq!(scratch_bytes_keys::<u32>(1, &o), 0);
+        assert_eq!(scratch_bytes::<u32>(0, &o), 0);
+        assert_eq!(scratch_bytes::<u32>(1, &o), 0);
         // One block: no scratch.
-        assert_eq!(scratch_bytes_keys::<u32>(4096, &o), 0);
-        let big = scratch_bytes_keys::<u32>(1 << 20, &o);
+        assert_eq!(scratch_bytes::<u32>(4096, &o), 0);
+        let big = scratch_bytes::<u32>(1 << 20, &o);
         assert!((4 << 20..5 << 20).contains(&big), "{big}");
-        assert!(scratch_bytes::<u64, u64>(1 << 20, &o) >= 16 << 20);
+        assert!(scratch_bytes_pairs::<u64, u64>(1 << 20, &o) >= 16 << 20);
         for v in RadixVariant::ALL {
             let o = o.with_variant(v);
-            assert!(scratch_bytes::<f32, u32>(10_000, &o) >= scratch_bytes_keys::<f32>(10_000, &o));
-            assert_eq!(scratch_bytes_keys::<u32>(100, &o.with_bits(8, 8)), 0);
+            assert!(
+                scratch_bytes_pairs::<f32, u32>(10_000, &o) >= scratch_bytes::<f32>(10_000, &o)
+            );
+            assert_eq!(scratch_bytes::<u32>(100, &o.with_bits(8, 8)), 0);
         }
         // 2^32 + 5 keys: several portions.
         let j = job::<u32>((1 << 32) + 5, None, &o).unwrap().unwrap();

@@ -7,25 +7,25 @@
 //      value) straight to its position: falses first, then trues, each in input order.
 // Every pass is a stable split, so the sort is stable.
 //
-// Keys are raw words mapped to ordered bits as in onesweep.cu (masks neg/pos). Grids are strided
+// Keys are raw words mapped to ordered bits as in onesweep.cu (masks neg/pos, the flip word). Grids are strided
 // over tiles, so any grid size is correct.
 //
 // Defines:
-//   KEY_WORD, VALUE_WORD, PAIRS   as in onesweep.cu
+//   KEY_BITS_T, VALUE_T, HAS_VALUES   as in onesweep.cu
 //   ONEBIT_THREADS                threads per block (a power of two, 32 to 1024)
 //   ONEBIT_ITEMS                  keys per thread: a tile is ONEBIT_THREADS * ONEBIT_ITEMS
 #include "sortlab/block/block_load_store.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
 
-#ifndef KEY_WORD
-#define KEY_WORD unsigned int
+#ifndef KEY_BITS_T
+#define KEY_BITS_T unsigned int
 #endif
-#ifndef VALUE_WORD
-#define VALUE_WORD unsigned int
+#ifndef VALUE_T
+#define VALUE_T unsigned int
 #endif
-#ifndef PAIRS
-#define PAIRS 0
+#ifndef HAS_VALUES
+#define HAS_VALUES 0
 #endif
 #ifndef ONEBIT_THREADS
 #define ONEBIT_THREADS 256
@@ -34,8 +34,8 @@
 #define ONEBIT_ITEMS 4
 #endif
 
-typedef KEY_WORD Key;
-typedef VALUE_WORD Value;
+typedef KEY_BITS_T Key;
+typedef VALUE_T Value;
 #define KEY_BITS (8 * (int)sizeof(Key))
 #define TILE_ITEMS (ONEBIT_THREADS * ONEBIT_ITEMS)
 
@@ -56,7 +56,9 @@ __device__ __forceinline__ u32 key_bit(Key raw, Key neg, Key pos, u32 bit) {
 
 // Step 1. counts[tile] = keys of the tile whose bit is 0, counts[tiles + tile] = those with 1.
 extern "C" __global__ void __launch_bounds__(ONEBIT_THREADS)
-onebit_count(const Key* keys, u64 n, u64 tiles, u32 bit, Key neg, Key pos, u64* counts) {
+onebit_count(const Key* keys, u64 n, u64 tiles, u32 bit, Key neg, Key pos, Key flip, u64* counts) {
+    neg ^= flip;
+    pos ^= flip;
     __shared__ typename Reduce::TempStorage tmp;
     const u32 tid = threadIdx.x;
     for (u64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -80,7 +82,9 @@ onebit_count(const Key* keys, u64 n, u64 tiles, u32 bit, Key neg, Key pos, u64* 
 // Step 4. positions: the scanned counts ([2][tiles], exclusive).
 extern "C" __global__ void __launch_bounds__(ONEBIT_THREADS)
 onebit_split(const Key* keys, const Value* values, Key* out_keys, Value* out_values, u64 n, u64 tiles, u32 bit,
-             Key neg, Key pos, const u64* positions) {
+             Key neg, Key pos, Key flip, const u64* positions) {
+    neg ^= flip;
+    pos ^= flip;
     __shared__ union {
         typename KeyLoad::TempStorage key_load;
         typename ValueLoad::TempStorage value_load;
@@ -94,7 +98,7 @@ onebit_split(const Key* keys, const Value* values, Key* out_keys, Value* out_val
         Key k[ONEBIT_ITEMS];
         KeyLoad::load(keys + first, k, valid, (Key)0, tmp.key_load);
         __syncthreads();
-#if PAIRS
+#if HAS_VALUES
         Value v[ONEBIT_ITEMS];
         ValueLoad::load(values + first, v, valid, (Value)0, tmp.value_load);
         __syncthreads();
@@ -121,7 +125,7 @@ onebit_split(const Key* keys, const Value* values, Key* out_keys, Value* out_val
                 const u64 out = b ? one_base + (e - zeros_before) : zero_base + zeros_before;
                 zeros_before += 1u - b;
                 out_keys[out] = k[j];
-#if PAIRS
+#if HAS_VALUES
                 out_values[out] = v[j];
 #endif
             }

@@ -1,9 +1,9 @@
 //! [`RadixVariant::OneBit`](super::RadixVariant::OneBit): the launcher of `onebit.cu`.
 
-use sortlab_primitives::{Defines, Error, Gpu, KernelArgs, KernelSource, LaunchConfig, Result};
+use sortlab_primitives::{Defines, Gpu, KernelArgs, KernelSource, Result};
 
 use super::digit_scan;
-use super::job::{self, Addrs, Carver, Job};
+use super::job::{self, Addrs, Job, TiledLayout};
 
 /// The split radix sort kernels.
 pub const ONEBIT_SOURCE: KernelSource = KernelSource::new("onebit.cu", include_str!("onebit.cu"));
@@ -21,74 +21,47 @@ pub(crate) fn defines() -> Defines {
         .set("ONEBIT_ITEMS", ONEBIT_ITEMS)
 }
 
-/// Scratch regions (byte offsets).
-struct Layout {
-    tiles: u64,
-    spare_keys: usize,
-    spare_values: usize,
-    counts: usize,
-    totals: usize,
-    total: usize,
-}
-
-impl Layout {
-    fn new(job: &Job) -> Layout {
-        let tiles = job.n.div_ceil(ONEBIT_TILE);
-        let mut c = Carver::default();
-        let spare_keys = c.take(job.n * job.key.size);
-        let spare_values = c.take(job.n * job.value_size());
-        let counts = c.take(2 * tiles * 8);
-        let totals = c.take(digit_scan::totals_len(2 * tiles) * 8);
-        Layout {
-            tiles: tiles as u64,
-            spare_keys,
-            spare_values,
-            counts,
-            totals,
-            total: c.total(),
-        }
-    }
+/// The scratch layout of `job`: two counters a tile, no offsets.
+fn layout(job: &Job) -> TiledLayout {
+    TiledLayout::new(job, ONEBIT_TILE, 2, false)
 }
 
 /// Scratch bytes of `job`.
 pub(crate) fn scratch_bytes(job: &Job) -> usize {
-    Layout::new(job).total
+    layout(job).total
 }
 
 /// Sorts `job` (n >= 2, a non-empty bit range) in place: one split per bit, between the
 /// caller's buffers and the spare ones, and a copy home after an odd number of bits.
 pub(crate) fn sort(gpu: &Gpu, job: &Job, at: &Addrs) -> Result<()> {
-    let l = Layout::new(job);
-    if l.tiles > u32::MAX as u64 {
-        return Err(Error::Unsupported(format!(
-            "{} keys make more than 2^32 tiles",
-            job.n
-        )));
-    }
+    let l = layout(job);
     let module = gpu.module(&ONEBIT_SOURCE, &job.word_defines().extend(&defines()))?;
     let util = job::util_module(gpu)?;
     let count = module.kernel("onebit_count")?;
     let split = module.kernel("onebit_split")?;
-    let cfg = LaunchConfig::linear(job::grid(gpu, l.tiles), ONEBIT_THREADS);
-    count.check(&cfg)?;
-    split.check(&cfg)?;
-    let s = |offset: usize| at.scratch + offset as u64;
+    let cfg = l.config(gpu, ONEBIT_THREADS, &[&count, &split])?;
+    let s = at.scratch;
+    let counts = l.counts.ptr(s);
     let pairs = job.value.is_some();
     let key = &job.key;
     let n = job.n as u64;
     // (keys, values) of the buffer pair holding the data, and of the other one.
     let mut from = (at.keys, at.values);
-    let mut to = (s(l.spare_keys), if pairs { s(l.spare_values) } else { 0 });
+    let spare_values = if pairs {
+        l.spare_values.ptr(s).addr()
+    } else {
+        0
+    };
+    let mut to = (l.spare_keys.ptr(s).addr(), spare_values);
     for bit in job.begin..job.end {
         let mut args = KernelArgs::new();
         args.push(from.0).push(n).push(l.tiles).push(bit);
-        key.push(&mut args, key.neg);
-        key.push(&mut args, key.pos);
-        args.push(s(l.counts));
-        // SAFETY: arguments match `onebit_count(const Key*, u64, u64, u32, Key, Key, u64*)`;
+        key.push_maps(&mut args);
+        args.ptr(counts);
+        // SAFETY: arguments match `onebit_count(const Key*, u64, u64, u32, Key, Key, Key, u64*)`;
         // the keys hold n words and counts 2 per tile; the grid strides over tiles.
         unsafe { count.launch(cfg, &args)? };
-        digit_scan::scan(gpu, s(l.counts), 2 * l.tiles, s(l.totals))?;
+        digit_scan::scan(gpu, counts, 2 * l.tiles, l.totals.ptr(s))?;
         let mut args = KernelArgs::new();
         args.push(from.0)
             .push(from.1)
@@ -97,11 +70,10 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, at: &Addrs) -> Result<()> {
             .push(n)
             .push(l.tiles)
             .push(bit);
-        key.push(&mut args, key.neg);
-        key.push(&mut args, key.pos);
-        args.push(s(l.counts));
+        key.push_maps(&mut args);
+        args.ptr(counts);
         // SAFETY: arguments match `onebit_split(const Key*, const Value*, Key*, Value*, u64,
-        // u64, u32, Key, Key, const u64*)`; both buffer pairs hold n words (values null for
+        // u64, u32, Key, Key, Key, const u64*)`; both buffer pairs hold n words (values null for
         // keys only) and do not overlap; the scanned counts give distinct positions < n.
         unsafe { split.launch(cfg, &args)? };
         std::mem::swap(&mut from, &mut to);

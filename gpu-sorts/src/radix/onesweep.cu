@@ -3,15 +3,17 @@
 // histogram pass counts the digits of every pass at once, then each pass ranks and scatters its
 // tiles in a single kernel, finding each tile's global digit offsets by decoupled look-back.
 //
-// Keys are moved as raw words (KEY_WORD); the sort order comes from the two masks `neg` and
-// `pos`: ordered = raw ^ (top bit of raw ? neg : pos). They fold in the key type's
-// order-preserving map (sortlab/thread/key_bits.cuh, DESIGN.md §3) and, complemented, the
-// descending order, so one module serves every key type and both orders of one width.
+// Keys are moved as raw words (KEY_BITS_T); the key type's order-preserving map
+// (sortlab/thread/key_bits.cuh, DESIGN.md §3) comes as two masks `neg` and `pos`, ascending
+// ordered = raw ^ (top bit of raw ? neg : pos), and the order as the flip word `flip`
+// (`Order::flip`: 0 ascending, all ones descending), XOR-ed onto the ordered bits (the pass
+// kernel folds it into both masks once). So one module serves every key type and both orders
+// of one width.
 //
 // Defines:
-//   KEY_WORD           unsigned int or unsigned long long: the key's raw word
-//   VALUE_WORD         the value's raw word (unsigned int or unsigned long long)
-//   PAIRS              1: values travel with the keys; 0: keys only (value pointers unused)
+//   KEY_BITS_T         unsigned int or unsigned long long: the key's raw word
+//   VALUE_T            the value's raw word (unsigned int or unsigned long long)
+//   HAS_VALUES         1: values travel with the keys; 0: keys only (value pointers unused)
 //   BLOCK_THREADS      threads per block of the pass kernel (a multiple of 32)
 //   ITEMS_PER_THREAD   keys per thread of the pass kernel: a tile is BLOCK_THREADS * this
 //   MIN_BLOCKS         the pass kernel's __launch_bounds__ minimum of resident blocks per SM
@@ -45,14 +47,14 @@
 #include "sortlab/block/block_scan.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
 
-#ifndef KEY_WORD
-#define KEY_WORD unsigned int
+#ifndef KEY_BITS_T
+#define KEY_BITS_T unsigned int
 #endif
-#ifndef VALUE_WORD
-#define VALUE_WORD unsigned int
+#ifndef VALUE_T
+#define VALUE_T unsigned int
 #endif
-#ifndef PAIRS
-#define PAIRS 0
+#ifndef HAS_VALUES
+#define HAS_VALUES 0
 #endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 384
@@ -82,8 +84,8 @@
 #define LOOKBACK_WINDOW 8
 #endif
 
-typedef KEY_WORD Key;
-typedef VALUE_WORD Value;
+typedef KEY_BITS_T Key;
+typedef VALUE_T Value;
 
 // Hardware constants: a warp is 32 lanes.
 #define WARP_THREADS 32
@@ -112,7 +114,7 @@ typedef VALUE_WORD Value;
 #define ALIGN16(x) (((x) + 15) / 16 * 16)
 #define SMEM_OFF_KEYS (RADIX_DIGITS * 8)
 #define SMEM_OFF_VALUES (SMEM_OFF_KEYS + ALIGN16(TILE_ITEMS * (int)sizeof(Key)))
-#define SMEM_OFF_WARP_HIST (SMEM_OFF_VALUES + (PAIRS ? ALIGN16(TILE_ITEMS * (int)sizeof(Value)) : 0))
+#define SMEM_OFF_WARP_HIST (SMEM_OFF_VALUES + (HAS_VALUES ? ALIGN16(TILE_ITEMS * (int)sizeof(Value)) : 0))
 #define SMEM_OFF_MASKS (SMEM_OFF_WARP_HIST + WARPS * RADIX_DIGITS * 4)
 #define SMEM_BYTES (SMEM_OFF_MASKS + (MATCH_ALGO == 2 ? WARPS * RADIX_DIGITS * 4 : 0))
 
@@ -170,7 +172,7 @@ __device__ __forceinline__ u32 match_digit(u32 d) {
 // histogram kernel (README.md has the alternatives measured).
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
 onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u32 begin_bit, u32 end_bit, Key neg,
-                   Key pos) {
+                   Key pos, Key flip) {
     sortlab::dependent_entry();
     extern __shared__ u32 shared_hist[];
     const u32 tid = threadIdx.x;
@@ -193,13 +195,13 @@ onesweep_histogram(const Key* keys, u64 start, u64 len, u32* hist, u32 passes, u
                 const uint4 x = v[j * HIST_THREADS + tid];
                 const Key* xs = reinterpret_cast<const Key*>(&x);
 #pragma unroll
-                for (int q = 0; q < HIST_VEC; ++q) k[j * HIST_VEC + q] = ordered(xs[q], neg, pos);
+                for (int q = 0; q < HIST_VEC; ++q) k[j * HIST_VEC + q] = ordered(xs[q], neg, pos) ^ flip;
             }
         } else {
 #pragma unroll
             for (int j = 0; j < HIST_ITEMS; ++j) {
                 const u32 e = j * HIST_THREADS + tid;
-                k[j] = e < valid ? ordered(keys[first + e], neg, pos) : (Key)0;
+                k[j] = e < valid ? ordered(keys[first + e], neg, pos) ^ flip : (Key)0;
             }
         }
 #pragma unroll 8
@@ -319,14 +321,14 @@ __device__ __forceinline__ void load_striped(T (&x)[ITEMS_PER_THREAD], const T* 
     }
 }
 
-// Writes tile-sorted element r (key, and value with PAIRS) to its output position.
+// Writes tile-sorted element r (key, and value with HAS_VALUES) to its output position.
 __device__ __forceinline__ void scatter_one(u32 r, const Key* exchange_keys, const Value* exchange_values,
                                             const u64* global_off, Key* dst, Value* vdst, Key neg, Key pos, u32 shift,
                                             u32 mask) {
     const Key key = exchange_keys[r];
     const u64 out = global_off[digit_of(key, neg, pos, shift, mask)] + r;
     dst[out] = key;
-#if PAIRS
+#if HAS_VALUES
     vdst[out] = exchange_values[r];
 #else
     (void)exchange_values;
@@ -344,9 +346,11 @@ __device__ __forceinline__ void scatter_one(u32 r, const Key* exchange_keys, con
 // launch zeroes the first status_tiles tiles. smem_bytes: the dynamic shared memory given.
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS)
 onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u64 start, u64 len, u32 tiles,
-              u32 shift, u32 width, Key neg, Key pos, const u64* base, u64* next_base, u32* status, u32* status_next,
+              u32 shift, u32 width, Key neg, Key pos, Key flip, const u64* base, u64* next_base, u32* status, u32* status_next,
               u32 status_tiles, u32* counter, const u32* plan, u32 pass, u32 smem_bytes) {
     sortlab::dependent_entry();
+    neg ^= flip;
+    pos ^= flip;
     typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ typename Scan::TempStorage scan_tmp;
@@ -368,7 +372,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     const bool from_spare = (step & 2u) != 0;
     const Key* src = from_spare ? spare_keys : keys;
     Key* dst = from_spare ? keys : spare_keys;
-#if PAIRS
+#if HAS_VALUES
     const Value* vsrc = from_spare ? spare_values : values;
     Value* vdst = from_spare ? values : spare_values;
 #else
@@ -379,7 +383,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
 
     u64* global_off = reinterpret_cast<u64*>(smem);
     Key* exchange_keys = reinterpret_cast<Key*>(smem + SMEM_OFF_KEYS);
-#if PAIRS
+#if HAS_VALUES
     Value* exchange_values = reinterpret_cast<Value*>(smem + SMEM_OFF_VALUES);
 #else
     const Value* exchange_values = nullptr;
@@ -500,7 +504,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         exchange_keys[rank[j]] = k[j];
     }
 
-#if PAIRS
+#if HAS_VALUES
     // Values: loaded now, so that the loads overlap the look-back (loaded with the keys, their
     // registers spill through the ranking; other orders: README.md).
     Value v[ITEMS_PER_THREAD];
@@ -549,7 +553,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         }
     }
 
-#if PAIRS
+#if HAS_VALUES
 #pragma unroll
     for (int j = 0; j < ITEMS_PER_THREAD; ++j) exchange_values[rank[j]] = v[j];
 #endif
