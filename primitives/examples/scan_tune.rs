@@ -76,7 +76,7 @@ fn sweep<K: TuneKey>(
         copy,
         bytes / copy / 1e9
     );
-    let default = ScanPolicy::for_device(gpu, sortlab_primitives::ScanVariant::Fast, K::SIZE);
+    let default = ScanPolicy::for_variant(sortlab_primitives::ScanVariant::Fast, K::SIZE);
     let d = (
         default.block_threads,
         default.items_per_thread,

@@ -711,7 +711,7 @@ fn check_scan_scratch<K: TestKey>(g: &Gpu, rng: &mut ChaCha8Rng) {
             }
             let host = keys_of::<K>(rng, Pattern::Random, n);
             let d = DeviceBuffer::from_host(g, &host).unwrap();
-            let need = scan::scratch_bytes::<K>(g, n, variant);
+            let need = scan::scratch_bytes::<K>(n, variant);
             let ctx = format!("{} n={n} {variant} needs {need}", K::NAME);
             for (op, kind, dir) in [
                 (ScanOp::Max, ScanKind::Inclusive, Direction::Forward),

@@ -34,14 +34,11 @@ use sortlab_primitives::{
 // ---------------------------------------------------------------------------------------------
 // Compilation of every configuration (no GPU needed).
 
-/// Compute capability the policies are chosen for in the compile tests (Hopper).
-const CC: (u32, u32) = (9, 0);
-
 fn compile_reduce_configs<K: ReduceKey>() {
     let mut configs = Vec::new();
     for variant in ReduceVariant::ALL {
         for op in ReduceOp::ALL {
-            let policy = ReducePolicy::for_variant(variant, K::SIZE, CC);
+            let policy = ReducePolicy::for_variant(variant);
             configs.push(reduce::module_defines::<K>(op, variant, &policy));
         }
     }
@@ -52,7 +49,7 @@ fn compile_scan_configs<K: SortKey>() {
     let mut configs = Vec::new();
     for variant in ScanVariant::ALL {
         for op in ScanOp::ALL {
-            let policy = ScanPolicy::for_variant(variant, K::SIZE, CC);
+            let policy = ScanPolicy::for_variant(variant, K::SIZE);
             configs.push(scan::module_defines::<K>(op, variant, &policy));
         }
     }
@@ -94,7 +91,7 @@ fn limits_and_names() {
     for v in ScanVariant::ALL {
         if let Some(max) = v.max_len() {
             for size in [4, 8] {
-                let p = ScanPolicy::for_variant(v, size, CC);
+                let p = ScanPolicy::for_variant(v, size);
                 assert_eq!(p.tile_items(), max, "{v}");
             }
         }

@@ -394,7 +394,7 @@ struct Plan {
 
 impl Plan {
     fn new(gpu: &Gpu, n: usize, variant: ReduceVariant, key_size: usize, acc_bytes: usize) -> Self {
-        let policy = ReducePolicy::for_device(gpu, variant, key_size);
+        let policy = ReducePolicy::for_variant(variant);
         let mut layout = ScratchLayout::new();
         let result = layout.region::<u8>(acc_bytes);
         let mut plan = Plan {
@@ -533,7 +533,7 @@ fn launch<K: SortKey, A: DeviceCopy>(
 ) -> Result<()> {
     debug_assert_eq!(std::mem::size_of::<A>() % 4, 0);
     let n = keys.len();
-    let policy = ReducePolicy::for_device(gpu, variant, K::SIZE);
+    let policy = ReducePolicy::for_variant(variant);
     let defines = defines_for::<K>(sum_cuda_type, op, variant, &policy);
     let module = gpu.module(&SOURCE, &defines)?;
     if variant == ReduceVariant::Fast {

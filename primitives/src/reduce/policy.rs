@@ -1,7 +1,7 @@
 //! [`ReducePolicy`]: block size and loads in flight per variant.
 
 use super::variant::ReduceVariant;
-use crate::runtime::{Defines, Gpu, Policy};
+use crate::runtime::{Defines, Policy};
 
 /// Launch policy of the reduction kernels (defines `BLOCK_THREADS` and `UNROLL` of
 /// `reduce.cu`).
@@ -27,9 +27,9 @@ const FAST_UNROLL: u32 = 4;
 const FAST_BLOCKS_PER_SM: u32 = 8;
 
 impl ReducePolicy {
-    /// The policy of `variant` for keys of `key_size` bytes on a device of compute capability
-    /// `cc` (the same on every architecture sortlab supports, Volta and later, for now).
-    pub fn for_variant(variant: ReduceVariant, _key_size: usize, _cc: (u32, u32)) -> Self {
+    /// The policy of `variant`: one for every key width and every architecture sortlab supports
+    /// (Volta and later), since the fast kernel reads 16-byte vectors whatever the key.
+    pub fn for_variant(variant: ReduceVariant) -> Self {
         match variant {
             ReduceVariant::Fast => ReducePolicy {
                 block_threads: FAST_BLOCK_THREADS,
@@ -42,11 +42,6 @@ impl ReducePolicy {
                 blocks_per_sm: 1,
             },
         }
-    }
-
-    /// The policy of `variant` for keys of `key_size` bytes on `gpu`.
-    pub fn for_device(gpu: &Gpu, variant: ReduceVariant, key_size: usize) -> Self {
-        Self::for_variant(variant, key_size, gpu.info().compute_capability)
     }
 }
 

@@ -113,7 +113,7 @@ pub fn scan<K: SortKey>(
 }
 
 /// [`scan`] with caller-supplied temporary memory: `scratch` must hold at least
-/// [`scratch_bytes`]`::<K>(gpu, input.len(), variant)` bytes (any contents; the call may
+/// [`scratch_bytes`]`::<K>(input.len(), variant)` bytes (any contents; the call may
 /// overwrite all of them), else [`Error::InvalidArgument`] naming the size needed.
 #[allow(clippy::too_many_arguments)]
 pub fn scan_with_scratch<K: SortKey>(
@@ -156,7 +156,7 @@ fn scan_impl<K: SortKey>(
 }
 
 /// [`scan`] with [`ScanVariant::Fast`] under a chosen launch policy instead of the device's
-/// default ([`ScanPolicy::for_device`]): for tuning and for research on tile shapes. Temporary
+/// default ([`ScanPolicy::for_variant`]): for tuning and for research on tile shapes. Temporary
 /// memory comes from the device's pool.
 ///
 /// # Errors
@@ -217,7 +217,7 @@ pub fn scan_in_place<K: SortKey>(
 }
 
 /// [`scan_in_place`] with caller-supplied temporary memory of at least
-/// [`scratch_bytes`]`::<K>(gpu, data.len(), variant)` bytes (see [`scan_with_scratch`]).
+/// [`scratch_bytes`]`::<K>(data.len(), variant)` bytes (see [`scan_with_scratch`]).
 pub fn scan_in_place_with_scratch<K: SortKey>(
     gpu: &Gpu,
     data: &mut DeviceBuffer<K>,
@@ -241,13 +241,13 @@ pub fn scan_in_place_with_scratch<K: SortKey>(
     )
 }
 
-/// Bytes of temporary device memory a scan of `n` keys `K` with `variant` needs on `gpu`:
+/// Bytes of temporary device memory a scan of `n` keys `K` with `variant` needs (on any device):
 /// what [`scan_with_scratch`] and [`scan_in_place_with_scratch`] require of their scratch
 /// buffer (the same for every operation, kind and direction; 0 for no keys and for the
 /// one-warp and one-block variants). The allocating functions take the same amount from the
 /// device's memory pool.
-pub fn scratch_bytes<K: SortKey>(gpu: &Gpu, n: usize, variant: ScanVariant) -> usize {
-    let policy = ScanPolicy::for_device(gpu, variant, K::SIZE);
+pub fn scratch_bytes<K: SortKey>(n: usize, variant: ScanVariant) -> usize {
+    let policy = ScanPolicy::for_variant(variant, K::SIZE);
     // A size past usize (never, for keys that fit in memory) asks for what no buffer holds.
     Plan::new::<K>(&policy, variant, n)
         .layout
@@ -331,7 +331,7 @@ fn run<K: SortKey>(
     }
     let policy = policy
         .copied()
-        .unwrap_or_else(|| ScanPolicy::for_device(gpu, variant, K::SIZE));
+        .unwrap_or_else(|| ScanPolicy::for_variant(variant, K::SIZE));
     let plan = Plan::new::<K>(&policy, variant, n);
     let scratch = Scratch::get(gpu, scratch, plan.layout.bytes()?, "this scan")?;
     if n == 0 {

@@ -1,7 +1,7 @@
 //! [`ScanPolicy`]: block size and items per thread per variant.
 
 use super::variant::{ScanVariant, DOUBLE_BUFFERED_MAX, NAIVE_MAX, WORK_EFFICIENT_MAX};
-use crate::runtime::{Defines, Gpu, Policy};
+use crate::runtime::{Defines, Policy};
 
 /// Launch policy of the scan kernels (defines `BLOCK_THREADS` and `ITEMS_PER_THREAD` of
 /// `scan.cu`).
@@ -34,10 +34,10 @@ const FAST_MIN_BLOCKS_4B: u32 = 7;
 const FAST_MIN_BLOCKS_8B: u32 = 0;
 
 impl ScanPolicy {
-    /// The policy of `variant` for keys of `key_size` bytes on a device of compute capability
-    /// `cc` (the same on every architecture sortlab supports, Volta and later, for now). The
-    /// one-warp and one-block variants' sizes are their limits ([`ScanVariant::max_len`]).
-    pub fn for_variant(variant: ScanVariant, key_size: usize, _cc: (u32, u32)) -> Self {
+    /// The policy of `variant` for keys of `key_size` bytes (one for every architecture sortlab
+    /// supports, Volta and later). The one-warp and one-block variants' sizes are their limits
+    /// ([`ScanVariant::max_len`]).
+    pub fn for_variant(variant: ScanVariant, key_size: usize) -> Self {
         let (block_threads, items_per_thread) = match variant {
             ScanVariant::Naive => (NAIVE_MAX as u32, 1),
             ScanVariant::DoubleBuffered => (DOUBLE_BUFFERED_MAX as u32, 1),
@@ -55,11 +55,6 @@ impl ScanPolicy {
                 _ => 0,
             },
         }
-    }
-
-    /// The policy of `variant` for keys of `key_size` bytes on `gpu`.
-    pub fn for_device(gpu: &Gpu, variant: ScanVariant, key_size: usize) -> Self {
-        Self::for_variant(variant, key_size, gpu.info().compute_capability)
     }
 
     /// Keys per tile (per block and step) of the block-wide kernels.

@@ -230,7 +230,7 @@ fn gpu_rows<K: CliKey + ReduceKey>(
             if kind == ScanKind::Exclusive && v != ScanVariant::Fast {
                 continue;
             }
-            let bytes = scan::scratch_bytes::<K>(gpu, input.len(), v);
+            let bytes = scan::scratch_bytes::<K>(input.len(), v);
             let mut scratch = DeviceBuffer::<u8>::alloc(gpu, bytes).map_err(&err)?;
             let (t, _) = time_gpu_rotating(gpu, ctx.reps, &what, k, |s| {
                 scan_with_scratch(
