@@ -32,7 +32,7 @@ use crate::args::ReproduceArgs;
 use crate::backend::check::{check_equal, check_interval_order};
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::bench::row::{today, wrong, BenchRow};
+use crate::bench::row::{wrong, BenchRow, RowId, Stamp};
 use crate::bench::timing::{gpu_err, time_gpu_in_place};
 use crate::cmd::note;
 use crate::error::CliError;
@@ -82,12 +82,13 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("approxsort", "GPU sorts")?;
-    let date = today();
+    let stamp = Stamp::new(Some(&gpu));
+    let date = stamp.date.clone();
     let device = describe(&gpu);
     let mut run = Run {
         gpu: &gpu,
         reps: args.reps,
-        date: date.clone(),
+        stamp,
         rows: Vec::new(),
         paths: BTreeSet::new(),
     };
@@ -182,7 +183,7 @@ impl Data {
 struct Run<'a> {
     gpu: &'a Gpu,
     reps: u32,
-    date: String,
+    stamp: Stamp,
     rows: Vec<BenchRow>,
     paths: BTreeSet<String>,
 }
@@ -260,23 +261,15 @@ impl Run<'_> {
 
     fn push(&mut self, data: &Data, algo: String, op: &'static str, ms: f64) {
         let n = data.n() as u64;
-        let secs = (ms / 1e3).max(f64::MIN_POSITIVE);
-        self.rows.push(BenchRow {
-            tool: "sortlab",
+        let id = RowId {
             algo,
             engine: "gpu",
             op,
             key_type: "u32",
             value_type: None,
             pattern: data.pattern.to_string(),
-            n,
-            ms,
-            keys_per_s: n as f64 / secs,
-            gbps: (8 * n) as f64 / secs / 1e9,
-            bytes: 8 * n,
-            device: self.gpu.info().name.clone(),
-            date: self.date.clone(),
-        });
+        };
+        self.rows.push(BenchRow::new(id, n, ms, 8 * n, &self.stamp));
     }
 }
 

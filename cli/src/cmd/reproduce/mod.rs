@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::{note, say};
 use crate::args::ReproduceArgs;
-use crate::bench::BenchRow;
+use crate::bench::row::{write_jsonl, BenchRow};
 use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::io::write_atomic;
@@ -130,13 +130,7 @@ pub fn write_report(dir: &Path, paper: &str, report: &Report) -> Result<(), CliE
     }
     let md_path = dir.join(format!("{paper}.md"));
     write_atomic(&md_path, |w| w.write_all(md.as_bytes()))?;
-    write_atomic(&dir.join(format!("{paper}.jsonl")), |w| {
-        for row in &report.rows {
-            serde_json::to_writer(&mut *w, row)?;
-            w.write_all(b"\n")?;
-        }
-        Ok(())
-    })?;
+    write_jsonl(&dir.join(format!("{paper}.jsonl")), &report.rows)?;
     say(&md);
     note(&format!(
         "wrote {} ({} tables, {} figures, {} rows)",

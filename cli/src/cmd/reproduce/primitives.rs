@@ -17,7 +17,7 @@ use super::{fmt_ms, require_gpu, Report, Table};
 use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::bench::row::{today, BenchRow};
+use crate::bench::row::{gbps, BenchRow, RowId, Stamp};
 use crate::bench::timing::{buffers, gpu_err, slot_count, time_gpu_rotating, InputSlots};
 use crate::cmd::note;
 use crate::error::CliError;
@@ -34,6 +34,8 @@ pub(super) struct Point {
     pub(super) n: u64,
     /// Median time.
     pub(super) ms: f64,
+    /// Bytes moved.
+    pub(super) bytes: u64,
     /// Bytes moved over the time.
     pub(super) gbps: f64,
 }
@@ -49,7 +51,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
     let mut reduce_pts = Vec::new();
     let mut scan_pts = Vec::new();
     let mut rows = Vec::new();
-    let date = today();
+    let stamp = Stamp::new(Some(&gpu));
+    let date = &stamp.date;
     let mut sizes: Vec<u32> = reduce_sizes.iter().chain(&scan_sizes).copied().collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -111,22 +114,15 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         ("scan_exclusive_sum", &scan_pts),
     ] {
         for p in pts.iter() {
-            rows.push(BenchRow {
-                tool: "sortlab",
+            let id = RowId {
                 algo: p.variant.clone(),
                 engine: "gpu",
                 op,
                 key_type: "u32",
                 value_type: None,
                 pattern: "uniform".into(),
-                n: p.n,
-                ms: p.ms,
-                keys_per_s: p.n as f64 / (p.ms / 1e3),
-                gbps: p.gbps,
-                bytes: (p.gbps * 1e9 * p.ms / 1e3).round() as u64,
-                device: gpu.info().name.clone(),
-                date: date.clone(),
-            });
+            };
+            rows.push(BenchRow::new(id, p.n, p.ms, p.bytes, &stamp));
         }
     }
     let device = describe(&gpu);
@@ -208,7 +204,8 @@ pub(super) fn point(variant: &str, n: u64, ms: f64, bytes: u64) -> Point {
         variant: variant.to_string(),
         n,
         ms,
-        gbps: bytes as f64 / (ms / 1e3).max(f64::MIN_POSITIVE) / 1e9,
+        bytes,
+        gbps: gbps(bytes, ms),
     }
 }
 

@@ -21,7 +21,7 @@ use crate::args::ReproduceArgs;
 use crate::backend::check::check_equal;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::bench::row::{today, wrong, BenchRow};
+use crate::bench::row::{wrong, BenchRow, RowId, Stamp};
 use crate::bench::timing::{gpu_err, time_copy, time_gpu_in_place, time_gpu_made_slots};
 use crate::cmd::note;
 use crate::error::CliError;
@@ -55,7 +55,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("radix", "GPU sorts")?;
-    let date = today();
+    let stamp = Stamp::new(Some(&gpu));
+    let date = &stamp.date;
     let device = describe(&gpu);
     let mut pts = Vec::new();
     let mut rows = Vec::new();
@@ -107,8 +108,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         }
         for (name, op, ms, bytes) in measured {
             let p = point(&name, n as u64, ms, bytes);
-            rows.push(BenchRow {
-                tool: "sortlab",
+            let id = RowId {
                 algo: match name.split(' ').next() {
                     Some("copy") | None => "copy".to_string(),
                     Some(v) => format!("radix-{v}"),
@@ -118,14 +118,8 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
                 key_type: "u32",
                 value_type: name.ends_with("pairs").then_some("u32"),
                 pattern: "uniform".into(),
-                n: n as u64,
-                ms,
-                keys_per_s: n as f64 / (ms / 1e3).max(f64::MIN_POSITIVE),
-                gbps: p.gbps,
-                bytes,
-                device: gpu.info().name.clone(),
-                date: date.clone(),
-            });
+            };
+            rows.push(BenchRow::new(id, n as u64, ms, bytes, &stamp));
             pts.push(p);
         }
     }

@@ -27,13 +27,13 @@ use super::{fmt_ms, Report, Table};
 use crate::args::ReproduceArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
-use crate::bench::row::{today, wrong, BenchRow};
+use crate::bench::row::{wrong, BenchRow, RowId, Stamp};
 use crate::bench::suites::roughsort::rough_err;
 use crate::bench::timing::{
     gpu_err, slot_count, time_cpu, time_gpu_in_place, time_gpu_rotating, InputSlots,
 };
 use crate::cmd::note;
-use crate::engine::{cpu_description, open_gpu};
+use crate::engine::open_gpu;
 use crate::error::CliError;
 use crate::plot::{Plot, Scale, Series};
 
@@ -237,8 +237,7 @@ struct Bench<'a> {
     gpu: Option<&'a Gpu>,
     reps: u32,
     seed: u64,
-    date: String,
-    cpu: String,
+    stamp: Stamp,
     rows: Vec<BenchRow>,
     /// Points where bubble sort was skipped, as `n = .., k = ..`.
     bubble_skipped: Vec<String>,
@@ -256,9 +255,7 @@ impl Bench<'_> {
         ms: f64,
     ) -> (String, f64) {
         let bytes = if op == "radius" { 4 * n } else { 8 * n };
-        let secs = (ms / 1e3).max(f64::MIN_POSITIVE);
-        self.rows.push(BenchRow {
-            tool: "sortlab",
+        let id = RowId {
             algo: if op == "radius" {
                 format!("radius-{algo}")
             } else {
@@ -269,17 +266,8 @@ impl Bench<'_> {
             key_type: "u32",
             value_type: None,
             pattern: Pattern::KSorted(k).to_string(),
-            n,
-            ms,
-            keys_per_s: n as f64 / secs,
-            gbps: bytes as f64 / secs / 1e9,
-            bytes,
-            device: match (engine, self.gpu) {
-                ("gpu", Some(g)) => g.info().name.clone(),
-                _ => self.cpu.clone(),
-            },
-            date: self.date.clone(),
-        });
+        };
+        self.rows.push(BenchRow::new(id, n, ms, bytes, &self.stamp));
         (algo.to_string(), ms)
     }
 
@@ -429,8 +417,7 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
         gpu: gpu.ok(),
         reps: args.reps,
         seed: args.seed,
-        date: today(),
-        cpu: cpu_description(),
+        stamp: Stamp::new(gpu.ok()),
         rows: Vec::new(),
         bubble_skipped: Vec::new(),
     };
@@ -476,8 +463,8 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
     }
 
     let device = match gpu {
-        Ok(g) => format!("{} and {}", describe(g), b.cpu),
-        Err(_) => b.cpu.clone(),
+        Ok(g) => format!("{} and {}", describe(g), b.stamp.cpu),
+        Err(_) => b.stamp.cpu.clone(),
     };
     let mut notes = vec![
         format!(
@@ -487,7 +474,7 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
              of {} timed calls after warm-up calls, the input restored before each (untimed; GPU calls \
              rotate over input copies spanning three L2 caches): wall clock on the CPU, CUDA events around the whole library call on the GPU (scratch \
              allocation included; the radius call reads the radius back to the host).",
-            b.date, args.seed, args.reps
+            b.stamp.date, args.seed, args.reps
         ),
         "Radius (Figures 1-2): `cpu-seq` is the report's sequential algorithm with the `LR`, \
          `RL` and `DM` arrays (`rough::radius`), `cpu-seq-memory-saving` its memory-saving form \
