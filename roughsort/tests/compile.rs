@@ -24,11 +24,7 @@ fn configs<K: SortKey>(out: &mut Vec<(KernelSource, Defines)>) {
     ] {
         out.push((radius::SOURCE, radius::module_defines::<K>(&rp)));
     }
-    for (value, size) in [
-        (None, 0),
-        (Some("unsigned int"), 4),
-        (Some("unsigned long long"), 8),
-    ] {
+    for (value, size) in [(None, 0), (Some(4), 4), (Some(8), 8)] {
         // Radii below and above the 4-byte keys' policy switch (32).
         let mut policies = vec![SortPolicy::for_sizes(K::SIZE, size, 1)];
         let large = SortPolicy::for_sizes(K::SIZE, size, 4096);

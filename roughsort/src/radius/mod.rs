@@ -44,8 +44,8 @@ use std::sync::Arc;
 
 use sortlab_primitives::scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};
 use sortlab_primitives::{
-    Defines, DeviceBuffer, Error as GpuError, Gpu, KernelArgs, KernelSource, KeyBits, LaunchConfig,
-    Module, Order, Policy, SortKey,
+    Defines, DeviceBuffer, Gpu, KernelArgs, KernelSource, KeyBits, LaunchConfig, Module, Order,
+    Policy, SortKey,
 };
 
 use crate::error::Result;
@@ -54,31 +54,10 @@ use crate::policy::{padded, RadiusPolicy};
 /// The radius kernels (`radius.cu`).
 pub const SOURCE: KernelSource = KernelSource::new("radius.cu", include_str!("radius.cu"));
 
-/// The defines of the radius module for keys `K` under `policy`: `KEY_T` and the policy's.
+/// The defines of the radius module for keys `K` under `policy`: `KEY_T`, `KEY_BITS_T` and the
+/// policy's.
 pub fn module_defines<K: SortKey>(policy: &RadiusPolicy) -> Defines {
-    policy.defines().set("KEY_T", K::CUDA_TYPE)
-}
-
-/// The kernels' `flip` argument: 0 for ascending, all ones (of the key's width) for
-/// descending, so that `ordered bits ^ flip` ascends in `order`.
-pub(crate) fn flip<K: SortKey>(order: Order) -> u64 {
-    match order {
-        Order::Ascending => 0,
-        Order::Descending if K::Bits::BITS == 64 => u64::MAX,
-        Order::Descending => u32::MAX as u64,
-    }
-}
-
-/// A grid of `blocks` blocks, or [`GpuError::Unsupported`] past the device's limit.
-pub(crate) fn grid(gpu: &Gpu, blocks: usize, what: &str) -> Result<u32> {
-    let max = gpu.info().max_grid_x as usize;
-    if blocks == 0 || blocks > max {
-        return Err(GpuError::Unsupported(format!(
-            "{what} needs {blocks} blocks; the device allows 1 to {max}"
-        ))
-        .into());
-    }
-    Ok(blocks as u32)
+    policy.defines().key::<K>()
 }
 
 /// One radius computation's module, policy and sizes.
@@ -91,6 +70,7 @@ struct Ctx<'a> {
     n: usize,
     tiles: usize,
     chunks: usize,
+    /// The order's flip word ([`Order::flip`]) in a kernel argument's slot.
     flip: u64,
     order: Order,
 }
@@ -119,14 +99,14 @@ impl<'a> Ctx<'a> {
             n,
             tiles: n.div_ceil(tile),
             chunks: n.div_ceil(policy.chunk()),
-            flip: flip::<K>(order),
+            flip: order.flip::<K::Bits>().to_u64(),
             order,
         })
     }
 
     /// One block per tile, with `words` padded key words of dynamic shared memory.
     fn per_tile<K: SortKey>(&self, words: usize) -> Result<LaunchConfig> {
-        let blocks = grid(self.gpu, self.tiles, "a radius kernel")?;
+        let blocks = self.gpu.exact_grid(self.tiles, "a radius kernel")?;
         Ok(LaunchConfig::linear(blocks, self.threads).with_shared((words * K::SIZE) as u32))
     }
 
@@ -145,7 +125,9 @@ impl<'a> Ctx<'a> {
             .ptr(hi.ptr())
             .ptr(lo.ptr());
         let warps = self.threads as usize / 32;
-        let blocks = grid(self.gpu, self.chunks.div_ceil(warps), "chunk_extremes")?;
+        let blocks = self
+            .gpu
+            .exact_grid(self.chunks.div_ceil(warps), "chunk_extremes")?;
         // SAFETY: arguments match `chunk_extremes(const KEY_T*, u64, Bits, KEY_T*, KEY_T*)`
         // (`flip` fills the low bytes of its slot); keys holds n keys, 16-byte aligned (a
         // DeviceBuffer's start), and the kernel reads indices < n (vector loads only for whole
@@ -281,7 +263,7 @@ fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Halo> 
     let resident = gpu.info().multiprocessors as usize * ctx.min_blocks as usize;
     // About four waves of blocks, at most 16 tiles a block (measured: README.md).
     let group = (tiles / (4 * resident)).clamp(1, 16);
-    let blocks = grid(gpu, tiles.div_ceil(group), "radius_halo")?;
+    let blocks = gpu.exact_grid(tiles.div_ceil(group), "radius_halo")?;
     let mut args = KernelArgs::new();
     args.ptr(keys.ptr())
         .push(n as u64)
@@ -325,7 +307,7 @@ fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Halo> 
             .push(tiles as u64)
             .push(ctx.flip)
             .ptr(far);
-        let blocks = grid(gpu, (tiles - 2).div_ceil(ctx.threads as usize), "far_check")?;
+        let blocks = gpu.exact_grid((tiles - 2).div_ceil(ctx.threads as usize), "far_check")?;
         // SAFETY: arguments match `far_check(const KEY_T*, const KEY_T*, u64, Bits, u64*)`; pm
         // and tile_lo hold a key per tile, read at indices < tiles; far is one word.
         unsafe { check.launch(LaunchConfig::linear(blocks, ctx.threads), &args)? };
@@ -371,8 +353,7 @@ fn far_radius<K: SortKey>(
         .push(n as u64)
         .push(merge_tiles as u64)
         .ptr(splits.ptr());
-    let blocks = grid(
-        gpu,
+    let blocks = gpu.exact_grid(
         (merge_tiles + 1).div_ceil(ctx.threads as usize),
         "merge_partition",
     )?;
@@ -389,7 +370,7 @@ fn far_radius<K: SortKey>(
         .push(n as u64)
         .ptr(splits.ptr())
         .ptr(result.ptr());
-    let blocks = grid(gpu, merge_tiles, "merge_radius")?;
+    let blocks = gpu.exact_grid(merge_tiles, "merge_radius")?;
     let shared = (2 * padded(tile, K::SIZE) * K::SIZE) as u32;
     // SAFETY: arguments match `merge_radius(const Bits*, const Bits*, u64, const u64*, u64*)`;
     // block b reads splits[b], splits[b + 1] (b < merge_tiles) and the lr / rl ranges they

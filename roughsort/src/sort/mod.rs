@@ -55,13 +55,13 @@
 //! allocation is freed (stream-ordered). The length never changes.
 
 use sortlab_primitives::{
-    Defines, DeviceBuffer, DevicePtr, Error as GpuError, Gpu, KernelArgs, KernelSource,
+    Defines, DeviceBuffer, DevicePtr, Error as GpuError, Gpu, KernelArgs, KernelSource, KeyBits,
     LaunchConfig, Module, Order, Policy, SortKey, SortValue,
 };
 
 use crate::error::{Error, Result};
 use crate::policy::{padded, SortPolicy};
-use crate::radius::{flip, grid, is_k_sorted, radius};
+use crate::radius::{is_k_sorted, radius};
 
 /// The sort kernels (`sort.cu`).
 pub const SOURCE: KernelSource = KernelSource::new("sort.cu", include_str!("sort.cu"));
@@ -74,14 +74,10 @@ pub const SOURCE: KernelSource = KernelSource::new("sort.cu", include_str!("sort
 /// up to twice.
 pub const WINDOW_MAX_K_DIVISOR: usize = 8;
 
-/// The defines of the sort module for keys `K`, values of CUDA type `value` (None: keys
-/// only), under `policy`.
-pub fn module_defines<K: SortKey>(value: Option<&str>, policy: &SortPolicy) -> Defines {
-    let d = policy.defines().set("KEY_T", K::CUDA_TYPE);
-    match value {
-        Some(v) => d.set("HAS_VALUES", 1).set("VALUE_T", v),
-        None => d.set("HAS_VALUES", 0),
-    }
+/// The defines of the sort module for keys `K`, values of `value_size` bytes (None: keys
+/// only), under `policy`: `KEY_T`, `KEY_BITS_T`, `HAS_VALUES`, `VALUE_T` and the policy's.
+pub fn module_defines<K: SortKey>(value_size: Option<usize>, policy: &SortPolicy) -> Defines {
+    policy.defines().key::<K>().value_size(value_size)
 }
 
 /// What [`rough_sort_with_radius`] does when the keys turn out not to be `k`-sorted.
@@ -261,7 +257,9 @@ impl SortCtx<'_> {
         p: &Windows,
     ) -> Result<()> {
         let shared = self.window_shared_bytes();
-        let blocks = grid(self.gpu, self.n.div_ceil(p.tile_out), "sort_windows")?;
+        let blocks = self
+            .gpu
+            .exact_grid(self.n.div_ceil(p.tile_out), "sort_windows")?;
         let kernel = self.module.kernel("sort_windows")?;
         let mut args = KernelArgs::new();
         args.ptr(in_k)
@@ -297,7 +295,7 @@ impl SortCtx<'_> {
         let runs = self.n.div_ceil(w);
         // ticket, then ready[0 .. runs)
         let flags = DeviceBuffer::<u32>::zeroed(self.gpu, runs + 1)?;
-        let blocks = grid(self.gpu, runs, "sort_runs_chained")?;
+        let blocks = self.gpu.exact_grid(runs, "sort_runs_chained")?;
         let shared = self.window_shared_bytes();
         let kernel = self.module.kernel("sort_runs_chained")?;
         let mut args = KernelArgs::new();
@@ -336,11 +334,9 @@ impl SortCtx<'_> {
             .push(offset as u64)
             .push(tiles as u64)
             .ptr(splits.ptr());
-        let blocks = grid(
-            self.gpu,
-            tiles.div_ceil(threads as usize),
-            "merge_partition",
-        )?;
+        let blocks = self
+            .gpu
+            .exact_grid(tiles.div_ceil(threads as usize), "merge_partition")?;
         // SAFETY: arguments match `merge_partition(const KEY_T*, u64, Bits, u64, u64, u64,
         // u64*)`; the keys hold n keys, read at indices < n; splits holds `tiles` words and
         // thread b writes index b < tiles only.
@@ -356,7 +352,7 @@ impl SortCtx<'_> {
             .push(run as u64)
             .push(offset as u64)
             .ptr(splits.ptr());
-        let blocks = grid(self.gpu, tiles, "merge_pass")?;
+        let blocks = self.gpu.exact_grid(tiles, "merge_pass")?;
         // SAFETY: arguments match `merge_pass(const KEY_T*, KEY_T*, const Value*, Value*, u64,
         // Bits, u64, u64, const u64*)`; input and output are distinct buffers of n keys (and n
         // values when the module has HAS_VALUES); run and offset are multiples of the merge
@@ -397,19 +393,18 @@ fn sort_with<K: SortKey, V: SortValue>(
     }
     let value_size = values.as_ref().map(|_| V::SIZE);
     let policy = SortPolicy::for_sizes(K::SIZE, value_size.unwrap_or(0), k);
-    let value_type = values.as_ref().map(|_| V::CUDA_TYPE);
     // (Keyed by what the defines are made of: no defines built and hashed on every call.)
     let module = gpu.module_keyed(
         &SOURCE,
-        (std::any::TypeId::of::<K>(), value_type, policy),
-        || module_defines::<K>(value_type, &policy),
+        (std::any::TypeId::of::<K>(), value_size, policy),
+        || module_defines::<K>(value_size, &policy),
     )?;
     let ctx = SortCtx {
         gpu,
         module,
         policy,
         n,
-        flip: flip::<K>(order),
+        flip: order.flip::<K::Bits>().to_u64(),
         key_size: K::SIZE,
         value_size,
     };
