@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use sortlab_primitives::{
-    Defines, Gpu, Kernel, KernelArgs, KernelSource, LaunchConfig, Module, Policy, Result, SortKey,
+    Defines, DevicePtr, Gpu, Kernel, KernelArgs, KernelSource, LaunchConfig, Module, Policy,
+    Result, SortKey,
 };
 
 use crate::policy::ApproxPolicy;
@@ -31,18 +32,17 @@ pub const SOURCE: KernelSource = KernelSource::new(
     ),
 );
 
-/// The defines of the module for keys `K`, values of CUDA type `value` (`None`: keys only),
+/// The defines of the module for keys `K`, values of `value_size` bytes (`None`: keys only),
 /// 32-bit shared offsets when `small_offsets` (every position below 2^32), under `policy`.
 pub fn module_defines<K: SortKey>(
-    value: Option<&str>,
+    value_size: Option<usize>,
     small_offsets: bool,
     policy: &ApproxPolicy,
 ) -> Defines {
     policy
         .defines()
-        .set("KEY_T", K::CUDA_TYPE)
-        .set("HAS_VALUES", value.is_some() as u32)
-        .set("VALUE_T", value.unwrap_or("unsigned int"))
+        .key::<K>()
+        .value_size(value_size)
         .set("SMALL_OFFSETS", small_offsets as u32)
         .set("LEAD_BITS", LEAD_BITS)
         .set("SPLIT_TABLE_BITS", SPLIT_TABLE_BITS)
@@ -67,27 +67,28 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// The module for keys `K` and values of `value` (CUDA type and size; `None` for keys
-    /// only), for `n` keys.
+    /// The module for keys `K` and values of `value_size` bytes (`None` for keys only), for
+    /// `n` keys.
     pub(crate) fn new<K: SortKey>(
         gpu: &Gpu,
-        value: Option<(&'static str, usize)>,
+        value_size: Option<usize>,
         n: usize,
         policy: ApproxPolicy,
     ) -> Result<Self> {
         let small = small_offsets(n);
-        let vt = value.map(|v| v.0);
         // (Keyed by what the defines are made of: building and hashing them took about 6 us of
         // a call's host time on an H100's host, 17 us when the call follows a wait.)
-        let key = (std::any::TypeId::of::<K>(), vt, small, policy);
-        let module = gpu.module_keyed(&SOURCE, key, || module_defines::<K>(vt, small, &policy))?;
+        let key = (std::any::TypeId::of::<K>(), value_size, small, policy);
+        let module = gpu.module_keyed(&SOURCE, key, || {
+            module_defines::<K>(value_size, small, &policy)
+        })?;
         Ok(Kernels {
             gpu: gpu.clone(),
             module,
             policy,
             small_offsets: small,
             key_size: K::SIZE,
-            value_size: value.map_or(0, |v| v.1),
+            value_size: value_size.unwrap_or(0),
         })
     }
 
@@ -131,15 +132,6 @@ impl Kernels {
         ((per_sm / (shared + SHARED_RESERVE)) as u32).clamp(1, wanted.max(1))
     }
 
-    /// A grid-stride launch over `items` with `threads` threads a block and at most
-    /// `per_sm` blocks a multiprocessor.
-    pub(crate) fn grid(&self, items: usize, threads: u32, per_sm: u32) -> u32 {
-        let needed = items.div_ceil(threads as usize).max(1);
-        needed
-            .min(self.sms() * per_sm as usize)
-            .min(self.gpu.info().max_grid_x as usize) as u32
-    }
-
     /// Launches `name` on `grid` blocks of `threads` with `shared` bytes of dynamic shared
     /// memory, as a dependent launch ([`LaunchConfig::dependent`]): every kernel of
     /// [`SOURCE`] begins with `sortlab::dependent_entry()`.
@@ -163,9 +155,8 @@ impl Kernels {
         unsafe { k.launch(cfg, args) }
     }
 
-    /// Zeroes `words` u64 words at device address `addr` (a sub-range of a buffer).
-    /// Zeroes up to three ranges of `u64` words, `(address, words)` each, in one launch.
-    pub(crate) fn zero_words(&self, ranges: &[(u64, usize)]) -> Result<()> {
+    /// Zeroes up to three ranges of `u64` words, `(start, words)` each, in one launch.
+    pub(crate) fn zero_words(&self, ranges: &[(DevicePtr<u64>, usize)]) -> Result<()> {
         assert!(ranges.len() <= 3, "zero_words takes at most three ranges");
         let total: usize = ranges.iter().map(|r| r.1).sum();
         if total == 0 {
@@ -174,15 +165,18 @@ impl Kernels {
         let p = &self.policy;
         let mut args = KernelArgs::new();
         for i in 0..3 {
-            let (addr, words) = ranges.get(i).copied().unwrap_or((0, 0));
-            args.push(addr).push(words as u64);
+            match ranges.get(i) {
+                Some(&(start, words)) => args.ptr(start).push(words as u64),
+                None => args.push(0u64).push(0u64),
+            };
         }
         // SAFETY: `zero_words(u64*, u64, u64*, u64, u64*, u64)`; each of the caller's ranges
         // holds its number of words (absent ones are empty).
         unsafe {
             self.launch(
                 "zero_words",
-                self.grid(total, p.reduce_threads, p.reduce_blocks_per_sm),
+                self.gpu
+                    .grid_stride_blocks(total, p.reduce_threads, p.reduce_blocks_per_sm),
                 p.reduce_threads,
                 0,
                 &args,
@@ -229,13 +223,6 @@ const SCAN_SMALL_THREADS: u32 = 1024;
 /// 1024-thread block's 8192 words, a few microseconds; longer ones take sortlab-primitives'
 /// device-wide scan.
 pub(crate) const SCAN_SMALL_MAX: usize = 1 << 16;
-
-/// The value type's CUDA name and size (`None` for keys only).
-pub(crate) fn value_type<V: sortlab_primitives::SortValue>(
-    with_values: bool,
-) -> Option<(&'static str, usize)> {
-    with_values.then_some((V::CUDA_TYPE, V::SIZE))
-}
 
 #[cfg(test)]
 mod tests {

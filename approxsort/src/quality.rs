@@ -78,7 +78,8 @@ impl ApproxResult {
         unsafe {
             kern.launch(
                 "radius_distances",
-                kern.grid(n, p.reduce_threads, p.reduce_blocks_per_sm),
+                kern.gpu
+                    .grid_stride_blocks(n, p.reduce_threads, p.reduce_blocks_per_sm),
                 p.reduce_threads,
                 0,
                 &args,

@@ -21,7 +21,7 @@ use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, KernelArgs, KeyBits, Order, Result, SortKey, SortValue,
 };
 
-use crate::kernels::{value_type, Kernels};
+use crate::kernels::Kernels;
 use crate::phases::Phases;
 use crate::policy::ApproxPolicy;
 use crate::result::ApproxResult;
@@ -202,7 +202,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
     }
     let with_values = values.is_some();
     let policy = ApproxPolicy::for_device(gpu, K::SIZE, if with_values { V::SIZE } else { 0 });
-    let kern = Kernels::new::<K>(gpu, value_type::<V>(with_values), n, policy)?;
+    let kern = Kernels::new::<K>(gpu, with_values.then_some(V::SIZE), n, policy)?;
     let p = kern.policy;
     let flip = approx.order().flip::<K::Bits>().to_u64();
     let mut out_k = DeviceBuffer::<K>::alloc(gpu, n)?;
@@ -275,9 +275,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
         unsafe {
             kern.launch(
                 "classify_sort_small",
-                entries
-                    .div_ceil(CLASSIFY_MIN_CHUNK)
-                    .clamp(1, kern.sms() * p.blocks_per_sm as usize) as u32,
+                gpu.grid_stride_blocks(entries, CLASSIFY_MIN_CHUNK as u32, p.blocks_per_sm),
                 p.block_threads,
                 0,
                 &args,
@@ -286,7 +284,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
         if block_cap > 0 {
             let mut args = KernelArgs::new();
             args.ptr(block_list.ptr())
-                .push(counts.ptr().addr())
+                .ptr(counts.ptr())
                 .push(src.k)
                 .push(src.v)
                 .push(b.k)
@@ -299,7 +297,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
             unsafe {
                 kern.launch(
                     "sort_block_list",
-                    (block_cap.min(kern.sms() * LIST_BLOCKS_PER_SM as usize)) as u32,
+                    gpu.grid_stride_blocks(block_cap, 1, LIST_BLOCKS_PER_SM),
                     p.sort_threads,
                     0,
                     &args,
@@ -309,7 +307,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
         if copy_cap > 0 && !in_b {
             let mut args = KernelArgs::new();
             args.ptr(copy_list.ptr())
-                .push(counts.ptr().addr() + 16)
+                .ptr(counts.ptr().offset(2))
                 .push(src.k)
                 .push(src.v)
                 .push(b.k)
@@ -319,7 +317,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
             unsafe {
                 kern.launch(
                     "copy_list",
-                    (copy_cap.min(kern.sms() * LIST_BLOCKS_PER_SM as usize)) as u32,
+                    gpu.grid_stride_blocks(copy_cap, 1, LIST_BLOCKS_PER_SM),
                     p.sort_threads,
                     0,
                     &args,
@@ -415,13 +413,13 @@ fn bucket_pass<K: SortKey>(
     unsafe {
         kern.launch(
             "seg_init",
-            kern.grid(nsegs, p.block_threads, 1),
+            kern.gpu.grid_stride_blocks(nsegs, p.block_threads, 1),
             p.block_threads,
             0,
             &args,
         )?
     };
-    let tile_grid = ntiles.min(kern.sms() * p.blocks_per_sm as usize * 2) as u32;
+    let tile_grid = gpu.grid_stride_blocks(ntiles, 1, p.blocks_per_sm * 2);
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())
         .push(ntiles as u32)
@@ -431,7 +429,7 @@ fn bucket_pass<K: SortKey>(
     // numbers < nsegs (2 words each in seg_mm, zeroed).
     unsafe { kern.launch("seg_minmax", tile_grid, p.block_threads, 0, &args)? };
     let hist = max_m * 4;
-    let grid = ntiles.min(kern.sms() * kern.blocks_that_fit(hist, p.blocks_per_sm) as usize) as u32;
+    let grid = gpu.grid_stride_blocks(ntiles, 1, kern.blocks_that_fit(hist, p.blocks_per_sm));
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())
         .push(ntiles as u32)
@@ -454,8 +452,7 @@ fn bucket_pass<K: SortKey>(
         ScanVariant::Fast,
     )?;
     let shared = kern.staged_shared_bytes(max_m, false);
-    let grid =
-        ntiles.min(kern.sms() * kern.blocks_that_fit(shared, p.blocks_per_sm) as usize) as u32;
+    let grid = gpu.grid_stride_blocks(ntiles, 1, kern.blocks_that_fit(shared, p.blocks_per_sm));
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())
         .push(ntiles as u32)

@@ -63,7 +63,7 @@ pub(crate) fn build_splitters<K: SortKey>(
     unsafe {
         kern.launch(
             "sample_gather",
-            kern.grid(s, p.block_threads, 4),
+            kern.gpu.grid_stride_blocks(s, p.block_threads, 4),
             p.block_threads,
             0,
             &args,
@@ -86,7 +86,7 @@ pub(crate) fn build_splitters<K: SortKey>(
     unsafe {
         kern.launch(
             "pick_splitters",
-            kern.grid(m - 1, p.block_threads, 4),
+            kern.gpu.grid_stride_blocks(m - 1, p.block_threads, 4),
             p.block_threads,
             0,
             &args,
@@ -100,7 +100,8 @@ pub(crate) fn build_splitters<K: SortKey>(
     unsafe {
         kern.launch(
             "splitter_table",
-            kern.grid(SPLIT_TABLE + 1, p.block_threads, 1),
+            kern.gpu
+                .grid_stride_blocks(SPLIT_TABLE + 1, p.block_threads, 1),
             p.block_threads,
             0,
             &args,

@@ -10,16 +10,11 @@ use sortlab_approxsort::{module_defines, ApproxPolicy, SOURCE};
 use sortlab_primitives::runtime::compile;
 use sortlab_primitives::{Defines, SortKey};
 
-fn compile_configs<K: SortKey>(configs: &[(Option<&str>, bool)]) {
+fn compile_configs<K: SortKey>(configs: &[(Option<usize>, bool)]) {
     let mut failures = Vec::new();
-    for &(value, small) in configs {
-        let value_size = match value {
-            Some("unsigned long long") => 8,
-            Some(_) => 4,
-            None => 0,
-        };
-        let policy = ApproxPolicy::for_arch(K::SIZE, value_size, (9, 0));
-        let d = module_defines::<K>(value, small, &policy);
+    for &(value_size, small) in configs {
+        let policy = ApproxPolicy::for_arch(K::SIZE, value_size.unwrap_or(0), (9, 0));
+        let d = module_defines::<K>(value_size, small, &policy);
         match compile(&SOURCE, &d, "sm_90") {
             Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
             Ok(c) => failures.push(format!("{d:?} warnings:\n{}", c.log)),
@@ -29,8 +24,8 @@ fn compile_configs<K: SortKey>(configs: &[(Option<&str>, bool)]) {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-const SMALL: &[(Option<&str>, bool)] = &[(None, true), (Some("unsigned int"), true)];
-const WIDE: &[(Option<&str>, bool)] = &[(None, true), (Some("unsigned long long"), false)];
+const SMALL: &[(Option<usize>, bool)] = &[(None, true), (Some(4), true)];
+const WIDE: &[(Option<usize>, bool)] = &[(None, true), (Some(8), false)];
 
 #[test]
 fn compiles_u32() {

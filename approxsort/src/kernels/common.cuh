@@ -65,7 +65,7 @@
 // (2^20 keys: 0.062-0.064 against 0.065-0.069 without).
 //
 // Defines (policy: ApproxPolicy in policy.rs):
-//   KEY_T             the key's CUDA type
+//   KEY_T, KEY_BITS_T the key's CUDA type and the word of its ordered bits
 //   HAS_VALUES        1: key-value (VALUE_T values travel with their keys), 0: keys only
 //   VALUE_T           the values' CUDA type (moved as raw bits)
 //   SMALL_OFFSETS     1: every position fits 32 bits (n < 2^32): shared interval bases are u32
@@ -157,7 +157,13 @@
 
 typedef KEY_T Key;
 typedef sortlab::KeyBits<KEY_T> Map;
-typedef Map::Bits Bits;
+// The word of the keys' ordered bits (KEY_BITS_T from Defines::key; the key's own by default):
+// every kernel takes the order as a flip word of this type (Order::flip).
+#ifndef KEY_BITS_T
+#define KEY_BITS_T Map::Bits
+#endif
+typedef KEY_BITS_T Bits;
+static_assert(sortlab::IsSame<Bits, Map::Bits>::value, "KEY_BITS_T must be the ordered-bits word of KEY_T");
 typedef VALUE_T Value;
 // Shared interval bases and global claim counters: 32-bit when every position fits.
 #if SMALL_OFFSETS
@@ -185,9 +191,6 @@ __device__ __forceinline__ u64 splitmix64(u64 z) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-
-__device__ __forceinline__ Bits rank_bits(KEY_T k, Bits flip) { return Map::to_bits(k) ^ flip; }
-__device__ __forceinline__ KEY_T unrank(Bits b, Bits flip) { return Map::from_bits(b ^ flip); }
 
 __device__ __forceinline__ u32 mulhi(u32 a, u32 b) { return __umulhi(a, b); }
 __device__ __forceinline__ u64 mulhi(u64 a, u64 b) { return __umul64hi(a, b); }

@@ -47,7 +47,7 @@ __device__ __forceinline__ void count_global(const KEY_T* keys, u64 n, const Map
         const bool ok = i < n;
         const u32 vmask = __ballot_sync(SORTLAB_FULL_WARP, ok);
         if (ok) {
-            const u32 iv = map(rank_bits(keys[i], flip));
+            const u32 iv = map(sortlab::flip_bits(keys[i], flip));
             const u32 peers = __match_any_sync(vmask, iv);
             if (sortlab::lane_id() == (u32)(__ffs(peers) - 1))
                 atomicAdd((unsigned long long*)(counts + iv), (u64)__popc(peers));

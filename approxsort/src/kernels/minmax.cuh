@@ -41,7 +41,7 @@ __device__ __forceinline__ void minmax_loop(const KEY_T* __restrict__ keys, u64 
     const u64 stride = (u64)gridDim.x * Threads;
     auto take = [&](KEY_T k) {
         fold(acc, k);
-        if (hist != nullptr) atomicAdd(hist + (u32)(rank_bits(k, flip) >> LEAD_SHIFT), 1u);
+        if (hist != nullptr) atomicAdd(hist + (u32)(sortlab::flip_bits(k, flip) >> LEAD_SHIFT), 1u);
     };
     u64 head = 0;  // keys [0, head) are read as vectors
     if (aligned) {

@@ -7,7 +7,7 @@ __device__ __forceinline__ void paper_assign(const KEY_T* keys, u64 n, const Map
     const MapT map = shared_map(args, flip, m);
     const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
     for (u64 i = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; i < n; i += stride) {
-        const u32 iv = map(rank_bits(keys[i], flip));
+        const u32 iv = map(sortlab::flip_bits(keys[i], flip));
         idx[i] = iv;
         off[i] = atomicAdd((unsigned long long*)(counts + iv), 1ull);
     }

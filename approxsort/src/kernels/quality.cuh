@@ -8,18 +8,18 @@ radius_distances(const KEY_T* __restrict__ lr, const KEY_T* __restrict__ rl, u64
     const u64 stride = (u64)gridDim.x * REDUCE_THREADS;
     u64 best = 0;
     for (u64 i = (u64)blockIdx.x * REDUCE_THREADS + threadIdx.x; i < n; i += stride) {
-        const Bits r = rank_bits(rl[i], flip);
-        if (rank_bits(lr[i], flip) <= r) continue;
+        const Bits r = sortlab::flip_bits(rl[i], flip);
+        if (sortlab::flip_bits(lr[i], flip) <= r) continue;
         u64 hi = i;  // LR[hi] > r
         u64 d = 1;
-        while (d <= i && rank_bits(lr[i - d], flip) > r) {
+        while (d <= i && sortlab::flip_bits(lr[i - d], flip) > r) {
             hi = i - d;
             d <<= 1;
         }
         u64 lo = d <= i ? i - d + 1 : 0;  // LR[lo - 1] <= r (or lo = 0); answer in [lo, hi]
         while (lo < hi) {
             const u64 mid = lo + (hi - lo) / 2;
-            if (rank_bits(lr[mid], flip) > r) hi = mid; else lo = mid + 1;
+            if (sortlab::flip_bits(lr[mid], flip) > r) hi = mid; else lo = mid + 1;
         }
         if (i - lo > best) best = i - lo;
     }

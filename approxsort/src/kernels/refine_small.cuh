@@ -23,7 +23,7 @@ __device__ __forceinline__ void warp_sort(const KEY_T* src_k, const Value* src_v
     for (int s = 0; s < Slots; ++s) {
         const u32 e = s * WARP_THREADS + lane;
         pad[s] = e >= len;
-        b[s] = pad[s] ? sortlab::max_bits<Bits>() : rank_bits(src_k[start + e], flip);
+        b[s] = pad[s] ? sortlab::max_bits<Bits>() : sortlab::flip_bits(src_k[start + e], flip);
 #if HAS_VALUES
         v[s] = pad[s] ? Value() : src_v[start + e];
 #endif
@@ -74,7 +74,7 @@ __device__ __forceinline__ void warp_sort(const KEY_T* src_k, const Value* src_v
     for (int s = 0; s < Slots; ++s) {
         const u32 e = s * WARP_THREADS + lane;
         if (e < len) {
-            dst_k[start + e] = unrank(b[s], flip);
+            dst_k[start + e] = sortlab::key_from_flipped_bits<KEY_T>(b[s], flip);
 #if HAS_VALUES
             dst_v[start + e] = v[s];
 #endif
@@ -248,7 +248,7 @@ sort_block_list(const u64* __restrict__ list, const u64* __restrict__ count, con
             vals[k] = Value();
 #endif
             if (e < len) {
-                keys[k] = rank_bits(src_k[start + e], flip);
+                keys[k] = sortlab::flip_bits(src_k[start + e], flip);
 #if HAS_VALUES
                 vals[k] = src_v[start + e];
 #endif
@@ -274,7 +274,7 @@ sort_block_list(const u64* __restrict__ list, const u64* __restrict__ count, con
         for (int k = 0; k < SORT_ITEMS; ++k) {
             const u32 e = tid * SORT_ITEMS + k;
             if (e < len) {
-                dst_k[start + e] = unrank(keys[k] + lo, flip);
+                dst_k[start + e] = sortlab::key_from_flipped_bits<KEY_T>(keys[k] + lo, flip);
 #if HAS_VALUES
                 dst_v[start + e] = vals[k];
 #endif

@@ -18,7 +18,7 @@ pick_splitters(const KEY_T* __restrict__ sorted, u64 s, u32 m, Bits flip, Bits* 
     const u64 stride = (u64)gridDim.x * BLOCK_THREADS;
     for (u64 j = (u64)blockIdx.x * BLOCK_THREADS + threadIdx.x; j + 1 < (u64)m; j += stride) {
         const u64 at = (j + 1) * s / m;
-        splitters[j] = rank_bits(sorted[at < s ? at : s - 1], flip);
+        splitters[j] = sortlab::flip_bits(sorted[at < s ? at : s - 1], flip);
     }
 }
 

@@ -74,7 +74,7 @@ __device__ __forceinline__ void scatter_global(const KEY_T* keys_in, const Value
         const u32 vmask = __ballot_sync(SORTLAB_FULL_WARP, ok);
         if (ok) {
             const KEY_T k = keys_in[i];
-            const u32 iv = map(rank_bits(k, flip));
+            const u32 iv = map(sortlab::flip_bits(k, flip));
             const u32 peers = __match_any_sync(vmask, iv);
             const u32 leader = (u32)(__ffs(peers) - 1);
             u64 b = 0;

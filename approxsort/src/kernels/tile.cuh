@@ -18,7 +18,7 @@ __device__ __forceinline__ void count_tile(const KEY_T* keys, u64 start, u32 val
             for (int q = 0; q < KEY_VEC; ++q) k[j * KEY_VEC + q] = p[q];
         }
 #pragma unroll
-        for (int i = 0; i < ITEMS_PER_THREAD; ++i) count_in_bin(hist, map(rank_bits(k[i], flip)), true);
+        for (int i = 0; i < ITEMS_PER_THREAD; ++i) count_in_bin(hist, map(sortlab::flip_bits(k[i], flip)), true);
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
@@ -28,7 +28,7 @@ __device__ __forceinline__ void count_tile(const KEY_T* keys, u64 start, u32 val
 #pragma unroll
         for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
             const bool ok = i * BLOCK_THREADS + tid < valid;
-            count_in_bin(hist, ok ? map(rank_bits(k[i], flip)) : 0u, ok);
+            count_in_bin(hist, ok ? map(sortlab::flip_bits(k[i], flip)) : 0u, ok);
         }
     }
 }
@@ -70,7 +70,7 @@ __device__ __forceinline__ void staged_tile(const KEY_T* keys_in, const Value* v
 #pragma unroll
     for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
         const bool ok = i * BLOCK_THREADS + tid < valid;
-        const u32 bin = ok ? map(rank_bits(k[i], flip)) : 0u;
+        const u32 bin = ok ? map(sortlab::flip_bits(k[i], flip)) : 0u;
         const u32 first = __shfl_sync(SORTLAB_FULL_WARP, bin, 0);
         bool fresh;
         if (__all_sync(SORTLAB_FULL_WARP, ok && bin == first)) {
@@ -118,7 +118,7 @@ __device__ __forceinline__ void staged_tile(const KEY_T* keys_in, const Value* v
     for (int i = 0; i < ITEMS_PER_THREAD; ++i) {
         const u32 e = i * BLOCK_THREADS + tid;
         const bool ok = e < valid;
-        const u32 slot = ok ? get16(st.hist16, map(rank_bits(k[i], flip))) : 0u;
+        const u32 slot = ok ? get16(st.hist16, map(sortlab::flip_bits(k[i], flip))) : 0u;
         const u32 local = claim_slot(st.cur, slot, ok);
         if (ok) {
             st.key[local] = k[i];

@@ -79,7 +79,7 @@ template <typename MapT> struct FlipMap {
     MapT map;
     Bits flip;
     u32 shift;  // log2 of the intervals a bin (0: the intervals themselves)
-    __device__ __forceinline__ u32 bin(KEY_T k) const { return map(rank_bits(k, flip)) >> shift; }
+    __device__ __forceinline__ u32 bin(KEY_T k) const { return map(sortlab::flip_bits(k, flip)) >> shift; }
     __device__ __forceinline__ void count(KEY_T) const {}
     static constexpr bool kCounts = false;  // count() does nothing
 };
@@ -93,8 +93,8 @@ struct LeadMap {
     Bits flip;
     EqualMap fine;
     u32* fine_hist;
-    __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((rank_bits(k, flip) >> shift) - base); }
-    __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(rank_bits(k, flip)), 1u); }
+    __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((sortlab::flip_bits(k, flip) >> shift) - base); }
+    __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(sortlab::flip_bits(k, flip)), 1u); }
     // Its tiles take the checked code of every step even when full (measured on an
     // H100, 2^28 u32 keys, clocks locked: the unchecked code made this pass slower, 1.10 -> 1.15 ms).
     static constexpr bool kCounts = true;

@@ -5,9 +5,9 @@
 mod plan;
 mod run;
 
-use sortlab_primitives::{DeviceBuffer, Error, Gpu, Result, SortKey, SortValue};
+use sortlab_primitives::{DeviceBuffer, Error, Gpu, Result, Scratch, SortKey, SortValue};
 
-use crate::kernels::{value_type, Kernels};
+use crate::kernels::Kernels;
 use crate::options::{ApproxOptions, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::refine::refine;
@@ -21,7 +21,7 @@ use run::{copy_back, run, Io};
 /// Errors: [`Error::InvalidArgument`] for invalid options or a size that overflows.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &ApproxOptions) -> Result<usize> {
     opts.validate()?;
-    Ok(Layout::new(n, opts, K::SIZE, None, true)?.total)
+    Ok(Layout::<K, u32>::new(n, opts, false, true)?.bytes)
 }
 
 /// Bytes of scratch memory [`approx_sort_pairs_with_scratch`] needs for `n` pairs.
@@ -32,7 +32,7 @@ pub fn scratch_bytes_pairs<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
 ) -> Result<usize> {
     opts.validate()?;
-    Ok(Layout::new(n, opts, K::SIZE, Some(V::SIZE), true)?.total)
+    Ok(Layout::<K, V>::new(n, opts, true, true)?.bytes)
 }
 
 fn check_len(what: &str, expected: usize, actual: usize) -> Result<()> {
@@ -53,23 +53,23 @@ fn prepare<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
     policy: ApproxPolicy,
 ) -> Result<(Kernels, Plan)> {
-    let kern = Kernels::new::<K>(gpu, value_type::<V>(with_values), n, policy)?;
+    let kern = Kernels::new::<K>(gpu, with_values.then_some(V::SIZE), n, policy)?;
     let plan = plan(&kern, n, opts)?;
     Ok((kern, plan))
 }
 
 /// [`run`], after building the splitters of [`Intervals::Sampled`] into the workspace (the
 /// sample is itself sorted by [`approx_sort`] and [`refine`]).
-fn execute<K: SortKey>(
+fn execute<K: SortKey, V: SortValue>(
     kern: &Kernels,
     plan: Plan,
     io: Io<'_, K>,
     opts: &ApproxOptions,
-    ws: u64,
-    layout: &Layout,
+    ws: &DeviceBuffer<u8>,
+    layout: &Layout<K, V>,
 ) -> Result<ApproxResult> {
     if plan != Plan::Empty && opts.boundaries == Intervals::Sampled {
-        let at = ws + layout.splitters as u64;
+        let at = layout.splitters.ptr(ws).addr();
         let flip = opts.order.flip::<K::Bits>();
         build_splitters(kern, io.keys_in, opts, flip, at, |sample, sort_opts| {
             let r = approx_sort(&kern.gpu, sample, sort_opts)?;
@@ -79,8 +79,140 @@ fn execute<K: SortKey>(
     run(kern, plan, io, opts, ws, layout)
 }
 
-fn default_policy<K: SortKey>(gpu: &Gpu, value_size: usize) -> ApproxPolicy {
-    ApproxPolicy::for_device(gpu, K::SIZE, value_size)
+fn default_policy<K: SortKey, V: SortValue>(gpu: &Gpu, with_values: bool) -> ApproxPolicy {
+    ApproxPolicy::for_device(gpu, K::SIZE, if with_values { V::SIZE } else { 0 })
+}
+
+/// The device address of the values, 0 for keys alone.
+fn addr<V: SortValue>(values: Option<&DeviceBuffer<V>>) -> u64 {
+    values.map_or(0, |v| v.ptr().addr())
+}
+
+/// [`approx_sort`] and [`approx_sort_pairs`] (`values` `None`: keys alone): the two-pass scatter
+/// goes through the workspace and back into the caller's buffers; one pass scatters into new
+/// buffers that replace them.
+fn sort_in_place<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    opts: &ApproxOptions,
+) -> Result<ApproxResult> {
+    opts.validate()?;
+    let n = keys.len();
+    if let Some(v) = &values {
+        check_len("values", n, v.len())?;
+    }
+    let with_values = values.is_some();
+    let policy = default_policy::<K, V>(gpu, with_values);
+    let (kern, plan) = prepare::<K, V>(gpu, n, with_values, opts, policy)?;
+    let two = plan.two_pass();
+    let vals = addr(values.as_deref());
+    // One pass: new output buffers (values: none for keys alone).
+    let mut out = if two {
+        None
+    } else {
+        let out_k = DeviceBuffer::<K>::alloc(gpu, n)?;
+        let out_v = DeviceBuffer::<V>::alloc(gpu, if with_values { n } else { 0 })?;
+        Some((out_k, out_v))
+    };
+    let layout = Layout::<K, V>::new(n, opts, with_values, two)?;
+    let ws = Scratch::get(gpu, None, layout.bytes, "approx_sort")?;
+    let (tmp_keys, tmp_vals) = layout.tmp(ws.buffer());
+    let (keys_out, vals_out) = match &out {
+        None => (keys.ptr().addr(), vals),
+        Some((k, v)) => (k.ptr().addr(), if with_values { v.ptr().addr() } else { 0 }),
+    };
+    let io = Io {
+        keys_in: keys,
+        vals_in: vals,
+        keys_out,
+        vals_out,
+        tmp_keys,
+        tmp_vals,
+    };
+    let r = execute(&kern, plan, io, opts, ws.buffer(), &layout)?;
+    if let Some((out_k, out_v)) = out.as_mut() {
+        std::mem::swap(keys, out_k);
+        if let Some(v) = values {
+            std::mem::swap(v, out_v);
+        }
+    }
+    Ok(r)
+}
+
+/// [`approx_sort_into_with_policy`] and [`approx_sort_pairs_into_with_policy`] (values `None`:
+/// keys alone).
+fn sort_into<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys_in: &DeviceBuffer<K>,
+    values_in: Option<&DeviceBuffer<V>>,
+    keys_out: &mut DeviceBuffer<K>,
+    values_out: Option<&mut DeviceBuffer<V>>,
+    opts: &ApproxOptions,
+    policy: ApproxPolicy,
+) -> Result<ApproxResult> {
+    opts.validate()?;
+    let n = keys_in.len();
+    let with_values = values_in.is_some();
+    if let Some(v) = values_in {
+        check_len("values", n, v.len())?;
+    }
+    let what = if with_values { "output keys" } else { "output" };
+    check_len(what, n, keys_out.len())?;
+    if let Some(v) = &values_out {
+        check_len("output values", n, v.len())?;
+    }
+    let (kern, plan) = prepare::<K, V>(gpu, n, with_values, opts, policy)?;
+    let layout = Layout::<K, V>::new(n, opts, with_values, plan.two_pass())?;
+    let ws = Scratch::get(gpu, None, layout.bytes, "approx_sort_into")?;
+    let (tmp_keys, tmp_vals) = layout.tmp(ws.buffer());
+    let io = Io {
+        keys_in,
+        vals_in: addr(values_in),
+        keys_out: keys_out.ptr().addr(),
+        vals_out: addr(values_out.as_deref()),
+        tmp_keys,
+        tmp_vals,
+    };
+    execute(&kern, plan, io, opts, ws.buffer(), &layout)
+}
+
+/// [`approx_sort_with_scratch`] and [`approx_sort_pairs_with_scratch`] (values `None`: keys
+/// alone): the two-pass scatter goes through the scratch and back; one pass scatters into the
+/// scratch, then copies back.
+fn sort_with_scratch<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    opts: &ApproxOptions,
+    scratch: &mut DeviceBuffer<u8>,
+) -> Result<ApproxResult> {
+    opts.validate()?;
+    let n = keys.len();
+    if let Some(v) = &values {
+        check_len("values", n, v.len())?;
+    }
+    let with_values = values.is_some();
+    let layout = Layout::<K, V>::new(n, opts, with_values, true)?;
+    let ws = Scratch::get(gpu, Some(scratch), layout.bytes, "approx_sort_with_scratch")?;
+    let policy = default_policy::<K, V>(gpu, with_values);
+    let (kern, plan) = prepare::<K, V>(gpu, n, with_values, opts, policy)?;
+    let (tk, tv) = layout.tmp(ws.buffer());
+    let two = plan.two_pass();
+    let (dk, dv) = (keys.ptr().addr(), addr(values.as_deref()));
+    let io = Io {
+        keys_in: keys,
+        vals_in: dv,
+        keys_out: if two { dk } else { tk },
+        vals_out: if two { dv } else { tv },
+        tmp_keys: tk,
+        tmp_vals: tv,
+    };
+    let r = execute(&kern, plan, io, opts, ws.buffer(), &layout)?;
+    if n > 0 && !two {
+        copy_back(&kern, tk, tv, dk, dv, n)?;
+    }
+    Ok(r)
 }
 
 /// Approximate sort of `keys` in place: see the [crate docs](crate).
@@ -127,39 +259,7 @@ pub fn approx_sort<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     opts: &ApproxOptions,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = keys.len();
-    let (kern, plan) = prepare::<K, u32>(gpu, n, false, opts, default_policy::<K>(gpu, 0))?;
-    if plan.two_pass() {
-        // The coarse pass reads the keys into the workspace, the fine pass writes them back.
-        let layout = Layout::new(n, opts, K::SIZE, None, true)?;
-        let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-        let w = ws.ptr().addr();
-        let out = keys.ptr().addr();
-        let io = Io {
-            keys_in: keys,
-            vals_in: 0,
-            keys_out: out,
-            vals_out: 0,
-            tmp_keys: w + layout.tmp_keys as u64,
-            tmp_vals: 0,
-        };
-        return execute(&kern, plan, io, opts, w, &layout);
-    }
-    let mut out = DeviceBuffer::<K>::alloc(gpu, n)?;
-    let layout = Layout::new(n, opts, K::SIZE, None, false)?;
-    let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-    let io = Io {
-        keys_in: keys,
-        vals_in: 0,
-        keys_out: out.ptr().addr(),
-        vals_out: 0,
-        tmp_keys: 0,
-        tmp_vals: 0,
-    };
-    let r = execute(&kern, plan, io, opts, ws.ptr().addr(), &layout)?;
-    std::mem::swap(keys, &mut out);
-    Ok(r)
+    sort_in_place::<K, u32>(gpu, keys, None, opts)
 }
 
 /// [`approx_sort`] of key-value pairs: `values[i]` travels with `keys[i]` (the buffers are
@@ -173,41 +273,7 @@ pub fn approx_sort_pairs<K: SortKey, V: SortValue>(
     values: &mut DeviceBuffer<V>,
     opts: &ApproxOptions,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = keys.len();
-    check_len("values", n, values.len())?;
-    let (kern, plan) = prepare::<K, V>(gpu, n, true, opts, default_policy::<K>(gpu, V::SIZE))?;
-    if plan.two_pass() {
-        let layout = Layout::new(n, opts, K::SIZE, Some(V::SIZE), true)?;
-        let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-        let w = ws.ptr().addr();
-        let (ok, ov) = (keys.ptr().addr(), values.ptr().addr());
-        let io = Io {
-            keys_in: keys,
-            vals_in: ov,
-            keys_out: ok,
-            vals_out: ov,
-            tmp_keys: w + layout.tmp_keys as u64,
-            tmp_vals: w + layout.tmp_vals as u64,
-        };
-        return execute(&kern, plan, io, opts, w, &layout);
-    }
-    let mut out_k = DeviceBuffer::<K>::alloc(gpu, n)?;
-    let mut out_v = DeviceBuffer::<V>::alloc(gpu, n)?;
-    let layout = Layout::new(n, opts, K::SIZE, Some(V::SIZE), false)?;
-    let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-    let io = Io {
-        keys_in: keys,
-        vals_in: values.ptr().addr(),
-        keys_out: out_k.ptr().addr(),
-        vals_out: out_v.ptr().addr(),
-        tmp_keys: 0,
-        tmp_vals: 0,
-    };
-    let r = execute(&kern, plan, io, opts, ws.ptr().addr(), &layout)?;
-    std::mem::swap(keys, &mut out_k);
-    std::mem::swap(values, &mut out_v);
-    Ok(r)
+    sort_in_place(gpu, keys, Some(values), opts)
 }
 
 /// Approximate sort from `input` into `output` (same length); `input` is not modified.
@@ -220,7 +286,13 @@ pub fn approx_sort_into<K: SortKey>(
     output: &mut DeviceBuffer<K>,
     opts: &ApproxOptions,
 ) -> Result<ApproxResult> {
-    approx_sort_into_with_policy(gpu, input, output, opts, default_policy::<K>(gpu, 0))
+    approx_sort_into_with_policy(
+        gpu,
+        input,
+        output,
+        opts,
+        default_policy::<K, u32>(gpu, false),
+    )
 }
 
 /// [`approx_sort_into`] with an explicit policy (for tuning and benchmarks).
@@ -234,22 +306,7 @@ pub fn approx_sort_into_with_policy<K: SortKey>(
     opts: &ApproxOptions,
     policy: ApproxPolicy,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = input.len();
-    check_len("output", n, output.len())?;
-    let (kern, plan) = prepare::<K, u32>(gpu, n, false, opts, policy)?;
-    let layout = Layout::new(n, opts, K::SIZE, None, plan.two_pass())?;
-    let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-    let w = ws.ptr().addr();
-    let io = Io {
-        keys_in: input,
-        vals_in: 0,
-        keys_out: output.ptr().addr(),
-        vals_out: 0,
-        tmp_keys: w + layout.tmp_keys as u64,
-        tmp_vals: 0,
-    };
-    execute(&kern, plan, io, opts, w, &layout)
+    sort_into::<K, u32>(gpu, input, None, output, None, opts, policy)
 }
 
 /// [`approx_sort_into`] of key-value pairs.
@@ -271,7 +328,7 @@ pub fn approx_sort_pairs_into<K: SortKey, V: SortValue>(
         keys_out,
         values_out,
         opts,
-        default_policy::<K>(gpu, V::SIZE),
+        default_policy::<K, V>(gpu, true),
     )
 }
 
@@ -288,24 +345,15 @@ pub fn approx_sort_pairs_into_with_policy<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
     policy: ApproxPolicy,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = keys_in.len();
-    check_len("values", n, values_in.len())?;
-    check_len("output keys", n, keys_out.len())?;
-    check_len("output values", n, values_out.len())?;
-    let (kern, plan) = prepare::<K, V>(gpu, n, true, opts, policy)?;
-    let layout = Layout::new(n, opts, K::SIZE, Some(V::SIZE), plan.two_pass())?;
-    let ws = DeviceBuffer::<u8>::alloc(gpu, layout.total)?;
-    let w = ws.ptr().addr();
-    let io = Io {
+    sort_into(
+        gpu,
         keys_in,
-        vals_in: values_in.ptr().addr(),
-        keys_out: keys_out.ptr().addr(),
-        vals_out: values_out.ptr().addr(),
-        tmp_keys: w + layout.tmp_keys as u64,
-        tmp_vals: w + layout.tmp_vals as u64,
-    };
-    execute(&kern, plan, io, opts, w, &layout)
+        Some(values_in),
+        keys_out,
+        Some(values_out),
+        opts,
+        policy,
+    )
 }
 
 /// [`approx_sort`] in place with caller-supplied scratch memory of at least
@@ -322,28 +370,7 @@ pub fn approx_sort_with_scratch<K: SortKey>(
     opts: &ApproxOptions,
     scratch: &mut DeviceBuffer<u8>,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = keys.len();
-    let layout = Layout::new(n, opts, K::SIZE, None, true)?;
-    check_scratch(scratch, &layout)?;
-    let (kern, plan) = prepare::<K, u32>(gpu, n, false, opts, default_policy::<K>(gpu, 0))?;
-    let ws = scratch.ptr().addr();
-    let tmp = ws + layout.tmp_keys as u64;
-    let two = plan.two_pass();
-    let dst = keys.ptr().addr();
-    let io = Io {
-        keys_in: keys,
-        vals_in: 0,
-        keys_out: if two { dst } else { tmp },
-        vals_out: 0,
-        tmp_keys: tmp,
-        tmp_vals: 0,
-    };
-    let r = execute(&kern, plan, io, opts, ws, &layout)?;
-    if n > 0 && !two {
-        copy_back(&kern, tmp, 0, dst, 0, n)?;
-    }
-    Ok(r)
+    sort_with_scratch::<K, u32>(gpu, keys, None, opts, scratch)
 }
 
 /// [`approx_sort_pairs`] with caller-supplied scratch memory of at least
@@ -358,40 +385,7 @@ pub fn approx_sort_pairs_with_scratch<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
     scratch: &mut DeviceBuffer<u8>,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
-    let n = keys.len();
-    check_len("values", n, values.len())?;
-    let layout = Layout::new(n, opts, K::SIZE, Some(V::SIZE), true)?;
-    check_scratch(scratch, &layout)?;
-    let (kern, plan) = prepare::<K, V>(gpu, n, true, opts, default_policy::<K>(gpu, V::SIZE))?;
-    let ws = scratch.ptr().addr();
-    let (tk, tv) = (ws + layout.tmp_keys as u64, ws + layout.tmp_vals as u64);
-    let two = plan.two_pass();
-    let (dk, dv) = (keys.ptr().addr(), values.ptr().addr());
-    let io = Io {
-        keys_in: keys,
-        vals_in: dv,
-        keys_out: if two { dk } else { tk },
-        vals_out: if two { dv } else { tv },
-        tmp_keys: tk,
-        tmp_vals: tv,
-    };
-    let r = execute(&kern, plan, io, opts, ws, &layout)?;
-    if n > 0 && !two {
-        copy_back(&kern, tk, tv, dk, dv, n)?;
-    }
-    Ok(r)
-}
-
-fn check_scratch(scratch: &DeviceBuffer<u8>, layout: &Layout) -> Result<()> {
-    if scratch.len() < layout.total {
-        return Err(Error::InvalidArgument(format!(
-            "scratch of {} bytes, {} needed (scratch_bytes)",
-            scratch.len(),
-            layout.total
-        )));
-    }
-    Ok(())
+    sort_with_scratch(gpu, keys, Some(values), opts, scratch)
 }
 
 /// Host-slice convenience: uploads `keys`, runs [`approx_sort`], downloads the keys into

@@ -1,7 +1,9 @@
 //! How one approximate sort runs: the workspace [`Layout`] and the [`Plan`] (which kernels, on
 //! how many bins, tiles and blocks), chosen by variant, intervals, length and device.
 
-use sortlab_primitives::{Error, Result};
+use sortlab_primitives::{
+    DeviceBuffer, DevicePtr, Error, Region, Result, ScratchLayout, SortKey, SortValue,
+};
 
 use crate::kernels::{
     Kernels, LEAD_BUCKETS, LEAD_MAX_BINS, SCAN_SMALL_MAX, SHARED_RESERVE, SPLIT_TABLE,
@@ -10,88 +12,92 @@ use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::result::ApproxPath;
 
-/// Alignment of every part of the workspace (the allocation granule of the scan and reduce
-/// kernels' vector loads is 16 bytes; 256 keeps parts on separate cache lines).
-const ALIGN: usize = 256;
-
-/// Byte offsets of the parts of an approximate sort's workspace.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Layout {
-    /// `m` claim counters (u64 slots), followed by the 2 words of min and max and the
-    /// [`COUNTER_WORDS`] counters (all zeroed together).
-    pub(crate) claimed: usize,
-    pub(crate) mm: usize,
-    pub(crate) counters: usize,
-    /// Paper: `n` u32 interval numbers and `n` u64 offsets.
-    pub(crate) idx: usize,
-    pub(crate) off: usize,
-    /// Sampled: `m - 1` splitters (ranked bits).
-    pub(crate) splitters: usize,
+/// The regions of an approximate sort's workspace (scratch) for keys `K` and values `V`.
+#[derive(Debug)]
+pub(crate) struct Layout<K: SortKey, V: SortValue> {
+    /// `m` claim counters, then the 2 words of min and max (`K::Bits` each, 8-byte slots) and
+    /// the [`COUNTER_WORDS`] counters: all zeroed by one launch.
+    pub(crate) words: Region<u64>,
+    /// Paper: `n` interval numbers and `n` offsets.
+    pub(crate) idx: Region<u32>,
+    pub(crate) off: Region<u64>,
+    /// Sampled: the splitters (words 0..m - 1 of m), s0 and the shift (2 words), then the
+    /// bucket table (SPLIT_TABLE + 1 u32): see `SampledMap` in kernels/maps.cuh.
+    pub(crate) splitters: Region<K::Bits>,
     /// The two-pass scatter's intermediate keys and values (or, with scratch and one pass, the
     /// output before it is copied back).
-    pub(crate) tmp_keys: usize,
-    pub(crate) tmp_vals: usize,
-    pub(crate) total: usize,
+    pub(crate) tmp_keys: Region<K>,
+    pub(crate) tmp_vals: Region<V>,
+    /// Bytes of the whole workspace.
+    pub(crate) bytes: usize,
 }
 
-impl Layout {
+impl<K: SortKey, V: SortValue> Clone for Layout<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K: SortKey, V: SortValue> Copy for Layout<K, V> {}
+
+impl<K: SortKey, V: SortValue> Layout<K, V> {
+    /// The workspace of `n` keys (with values when `with_values`) under `opts`, with room for
+    /// the intermediate keys (values) when `with_tmp`.
     pub(crate) fn new(
         n: usize,
         opts: &ApproxOptions,
-        key_size: usize,
-        value_size: Option<usize>,
+        with_values: bool,
         with_tmp: bool,
     ) -> Result<Self> {
-        let overflow = || Error::InvalidArgument(format!("{n} keys overflow the workspace size"));
         let m = opts.intervals;
-        let mut at = 0usize;
-        let mut part = |bytes: Option<usize>| -> Result<usize> {
-            let bytes = bytes.ok_or_else(overflow)?;
-            let start = at;
-            at = at
-                .checked_add(bytes.div_ceil(ALIGN) * ALIGN)
-                .ok_or_else(overflow)?;
-            Ok(start)
-        };
         let paper = opts.variant == ApproxVariant::Paper;
         let sampled = opts.boundaries == Intervals::Sampled;
-        let claimed = part(m.checked_mul(8))?;
-        // The min-max words and the counters follow the claims directly (one zeroing
-        // launch for all).
-        let mm = claimed + m * 8;
-        let counters = mm + 16;
-        let _ = part(Some(16 + 8 * COUNTER_WORDS))?;
-        let idx = part(if paper { n.checked_mul(4) } else { Some(0) })?;
-        let off = part(if paper { n.checked_mul(8) } else { Some(0) })?;
-        // The splitters (words 0..m - 1 of m), s0 and the shift (2 words), the bucket table
-        // (SPLIT_TABLE + 1 u32): see `SampledMap` in kernels/maps.cuh.
-        let splitters = part(if sampled {
-            m.checked_add(2)
-                .and_then(|w| w.checked_mul(key_size))
-                .and_then(|b| b.checked_add((SPLIT_TABLE + 1) * 4))
+        let mut l = ScratchLayout::new();
+        let words = l.region(m.saturating_add(2 + COUNTER_WORDS));
+        let idx = l.region(if paper { n } else { 0 });
+        let off = l.region(if paper { n } else { 0 });
+        let table_words = ((SPLIT_TABLE + 1) * 4).div_ceil(std::mem::size_of::<K::Bits>());
+        let splitters = l.region(if sampled {
+            m.saturating_add(2 + table_words)
         } else {
-            Some(0)
-        })?;
-        let tmp_keys = part(if with_tmp {
-            n.checked_mul(key_size)
-        } else {
-            Some(0)
-        })?;
-        let tmp_vals = part(match (with_tmp, value_size) {
-            (true, Some(v)) => n.checked_mul(v),
-            _ => Some(0),
-        })?;
+            0
+        });
+        let tmp_keys = l.region(if with_tmp { n } else { 0 });
+        let tmp_vals = l.region(if with_tmp && with_values { n } else { 0 });
         Ok(Layout {
-            claimed,
-            mm,
-            counters,
+            words,
             idx,
             off,
             splitters,
             tmp_keys,
             tmp_vals,
-            total: at.max(1),
+            bytes: l.bytes()?,
         })
+    }
+
+    /// The intermediate keys and values in `ws` (0 for an empty region: keys alone, or no room
+    /// for them).
+    pub(crate) fn tmp(&self, ws: &DeviceBuffer<u8>) -> (u64, u64) {
+        let addr = |empty: bool, a: u64| if empty { 0 } else { a };
+        (
+            addr(self.tmp_keys.is_empty(), self.tmp_keys.ptr(ws).addr()),
+            addr(self.tmp_vals.is_empty(), self.tmp_vals.ptr(ws).addr()),
+        )
+    }
+
+    /// The claim counters (`m` words from the first).
+    pub(crate) fn claimed(&self, ws: &DeviceBuffer<u8>) -> DevicePtr<u64> {
+        self.words.ptr(ws)
+    }
+
+    /// The min and max words (word `m`, `m + 1`).
+    pub(crate) fn minmax(&self, ws: &DeviceBuffer<u8>, m: usize) -> DevicePtr<K::Bits> {
+        self.words.ptr(ws).offset(m).cast()
+    }
+
+    /// Counter `i` (< [`COUNTER_WORDS`]), a `u32` in an 8-byte slot after the min and max.
+    pub(crate) fn counter(&self, ws: &DeviceBuffer<u8>, m: usize, i: usize) -> DevicePtr<u32> {
+        debug_assert!(i < COUNTER_WORDS);
+        self.words.ptr(ws).offset(m + 2 + i).cast()
     }
 }
 
@@ -285,22 +291,23 @@ pub(crate) fn lead_shared_bytes(kern: &Kernels, coarse: usize, m: usize) -> usiz
 pub(crate) struct Lead {
     /// The most coarse bins.
     pub(crate) coarse: usize,
-    /// Device addresses: bucket counts, coarse bounds, coarse claims, the plan's words (the
-    /// first, 0 or 1, is the flag the gated kernels read).
-    pub(crate) hist: u64,
-    pub(crate) bounds: u64,
-    pub(crate) claimed: u64,
-    pub(crate) flag: u64,
+    /// Bucket counts, coarse bounds, coarse claims, the plan's words (the first, 0 or 1, is the
+    /// flag the gated kernels read).
+    pub(crate) hist: DevicePtr<u64>,
+    pub(crate) bounds: DevicePtr<u64>,
+    pub(crate) claimed: DevicePtr<u64>,
+    pub(crate) flag: DevicePtr<u64>,
 }
 
 impl Lead {
-    /// The layout for `coarse` bins placed at device address `base` (8-byte aligned;
-    /// `lead_words(coarse)` words, the bucket counts from the first 16-byte aligned one).
-    pub(crate) fn at(coarse: usize, base: u64) -> Self {
-        let hist = base.next_multiple_of(16);
-        let bounds = hist + 8 * LEAD_BUCKETS as u64;
-        let claimed = bounds + 8 * (coarse as u64 + 1);
-        let flag = claimed + 8 * coarse as u64;
+    /// The layout for `coarse` bins after the first `matrix_len` words of `matrix` (a fresh,
+    /// aligned allocation of `matrix_len + lead_words(coarse)` words): the bucket counts from
+    /// the first 16-byte aligned word on.
+    pub(crate) fn after(coarse: usize, matrix: DevicePtr<u64>, matrix_len: usize) -> Self {
+        let hist = matrix.offset(matrix_len.next_multiple_of(2));
+        let bounds = hist.offset(LEAD_BUCKETS);
+        let claimed = bounds.offset(coarse + 1);
+        let flag = claimed.offset(coarse);
         Lead {
             coarse,
             hist,
@@ -330,11 +337,9 @@ fn chunks(kern: &Kernels, n: usize, tiles: Tiles, coarse: usize) -> (usize, usiz
     let count = n.div_ceil(tile);
     let fit = kern.blocks_that_fit(tiles.shared_bytes(kern, coarse, true), wanted) as usize;
     // A chunk's u32 counts hold at most 2^31 keys.
-    let grid = (kern.sms() * fit)
-        .max(n.div_ceil(1 << 31))
-        .min(count)
-        .min(kern.gpu.info().max_grid_x as usize)
-        .max(1);
+    let grid =
+        kern.gpu
+            .grid_blocks((kern.sms() * fit).max(n.div_ceil(1 << 31)).min(count)) as usize;
     (grid, count.div_ceil(grid) * tile)
 }
 

@@ -3,13 +3,13 @@
 
 use sortlab_primitives::reduce::{reduce_min_max, ReduceVariant};
 use sortlab_primitives::scan::{scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};
-use sortlab_primitives::{DeviceBuffer, Error, KernelArgs, KeyBits, Result, SortKey};
+use sortlab_primitives::{DeviceBuffer, Error, KernelArgs, KeyBits, Result, SortKey, SortValue};
 
 use crate::kernels::{Kernels, LEAD_BUCKETS, SCAN_SMALL_MAX};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::phases::Phases;
 use crate::result::ApproxResult;
-use crate::sort::plan::{lead_shared_bytes, lead_words, Layout, Lead, Plan, Tiles, COUNTER_WORDS};
+use crate::sort::plan::{lead_shared_bytes, lead_words, Layout, Lead, Plan, Tiles};
 
 /// Blocks per multiprocessor of the grid-stride kernels (global-atomic path, paper kernels).
 const STRIDE_BLOCKS_PER_SM: u32 = 4;
@@ -51,15 +51,16 @@ struct Run<'a, K: SortKey> {
     phases: Phases,
 }
 
-/// One approximate sort from `io.keys_in` into `io.keys_out` with the workspace at `ws`; with
-/// [`Intervals::Sampled`], the splitters are already in the workspace (`build_splitters`).
-pub(crate) fn run<K: SortKey>(
+/// One approximate sort from `io.keys_in` into `io.keys_out` with the workspace `ws` laid out
+/// as `layout`; with [`Intervals::Sampled`], the splitters are already in the workspace
+/// (`build_splitters`).
+pub(crate) fn run<K: SortKey, V: SortValue>(
     kern: &Kernels,
     plan: Plan,
     io: Io<'_, K>,
     opts: &ApproxOptions,
-    ws: u64,
-    layout: &Layout,
+    ws: &DeviceBuffer<u8>,
+    layout: &Layout<K, V>,
 ) -> Result<ApproxResult> {
     let gpu = &kern.gpu;
     let n = io.keys_in.len();
@@ -86,14 +87,14 @@ pub(crate) fn run<K: SortKey>(
     let lead_len = lead.map_or(0, lead_words);
     let mut matrix = DeviceBuffer::<u64>::alloc(gpu, matrix_len + lead_len)?;
     kern.zero_words(&[
-        (ws + layout.claimed as u64, m + 2 + COUNTER_WORDS),
-        (boundaries.ptr().addr(), m + 1),
-        (matrix.ptr().addr(), matrix_len + lead_len),
+        (layout.words.ptr(ws), layout.words.len()),
+        (boundaries.ptr(), m + 1),
+        (matrix.ptr(), matrix_len + lead_len),
     ])?;
-    let lead = lead.map(|coarse| Lead::at(coarse, matrix.ptr().addr() + 8 * matrix_len as u64));
+    let lead = lead.map(|coarse| Lead::after(coarse, matrix.ptr(), matrix_len));
     let mut phases = Phases::new(gpu, "approx");
     let flip = opts.order.flip::<K::Bits>().to_u64();
-    let counters = Counters::at(ws, layout);
+    let counters = Counters::at(ws, layout, m);
     let (map, paper_mm) = interval_map(kern, &io, opts, ws, layout, lead, flip, &counters)?;
     phases.mark("min-max or splitters");
     let p = &kern.policy;
@@ -110,15 +111,20 @@ pub(crate) fn run<K: SortKey>(
             Intervals::Sampled => "sampled",
         },
         counts: boundaries.ptr().addr(),
-        claimed: ws + layout.claimed as u64,
+        claimed: layout.claimed(ws).addr(),
         matrix_len,
         small_scans: m < SCAN_SMALL_MAX && matrix_len <= SCAN_SMALL_MAX,
-        stride_grid: kern.grid(n, p.block_threads, STRIDE_BLOCKS_PER_SM),
+        stride_grid: kern
+            .gpu
+            .grid_stride_blocks(n, p.block_threads, STRIDE_BLOCKS_PER_SM),
         phases,
     };
     match plan {
         Plan::Empty => {}
-        Plan::Paper => r.paper(&mut boundaries, &mut matrix, ws, layout)?,
+        Plan::Paper => {
+            let (idx, off) = (layout.idx.ptr(ws).addr(), layout.off.ptr(ws).addr());
+            r.paper(&mut boundaries, &mut matrix, idx, off)?
+        }
         Plan::Global => r.global(&mut boundaries, &mut matrix)?,
         Plan::Scatter {
             tiles,
@@ -164,8 +170,12 @@ struct Counters {
 }
 
 impl Counters {
-    fn at(ws: u64, layout: &Layout) -> Self {
-        let counter = |i: usize| ws + (layout.counters + 8 * i) as u64;
+    fn at<K: SortKey, V: SortValue>(
+        ws: &DeviceBuffer<u8>,
+        layout: &Layout<K, V>,
+        m: usize,
+    ) -> Self {
+        let counter = |i: usize| layout.counter(ws, m, i).addr();
         Counters {
             minmax_done: counter(0),
             count_done: counter(1),
@@ -179,12 +189,12 @@ impl Counters {
 /// buffer that holds it: min and max (from `approx_minmax_lead`, `approx_minmax` or the
 /// paper's reduction), or the splitters (already built).
 #[allow(clippy::too_many_arguments)]
-fn interval_map<K: SortKey>(
+fn interval_map<K: SortKey, V: SortValue>(
     kern: &Kernels,
     io: &Io<'_, K>,
     opts: &ApproxOptions,
-    ws: u64,
-    layout: &Layout,
+    ws: &DeviceBuffer<u8>,
+    layout: &Layout<K, V>,
     lead: Option<Lead>,
     flip: u64,
     counters: &Counters,
@@ -193,26 +203,24 @@ fn interval_map<K: SortKey>(
     let p = &kern.policy;
     let n = io.keys_in.len();
     let keys_in = io.keys_in.ptr().addr();
-    let mm = ws + layout.mm as u64;
+    let mm = layout.minmax(ws, opts.intervals).addr();
     match (opts.boundaries, opts.variant, lead) {
-        (Intervals::Sampled, ..) => Ok((ws + layout.splitters as u64, None)),
+        (Intervals::Sampled, ..) => Ok((layout.splitters.ptr(ws).addr(), None)),
         (Intervals::EqualWidth, ApproxVariant::Fast, Some(l)) => {
             let mut args = KernelArgs::new();
             args.push(keys_in)
                 .push(n as u64)
                 .push(mm)
                 .push(flip)
-                .push(l.hist)
+                .ptr(l.hist)
                 .push((keys_in % 16 == 0) as u32)
                 .push(l.coarse as u32)
-                .push(l.bounds)
-                .push(l.flag)
+                .ptr(l.bounds)
+                .ptr(l.flag)
                 .push(counters.minmax_done);
-            let fit = kern.blocks_that_fit(LEAD_BUCKETS * 4, p.blocks_per_sm) as usize;
+            let fit = kern.blocks_that_fit(LEAD_BUCKETS * 4, p.blocks_per_sm);
             // Fewer than 2^32 keys a block (lead_fits: n < SMs * 2^32).
-            let grid = (kern.sms() * fit)
-                .min(n.div_ceil(p.block_threads as usize))
-                .max(1);
+            let grid = gpu.grid_stride_blocks(n, p.block_threads, fit);
             // SAFETY: `approx_minmax_lead(const KEY_T*, u64, Bits*, Bits, u64*, u32, u32,
             // u64*, u64*, u32*)`: reads keys[0..n) (vectors only when aligned), writes 2 Bits
             // at `mm` and adds to the LEAD_BUCKETS zeroed words at `hist` (16-byte aligned);
@@ -223,7 +231,7 @@ fn interval_map<K: SortKey>(
             unsafe {
                 kern.launch(
                     "approx_minmax_lead",
-                    grid as u32,
+                    grid,
                     p.block_threads,
                     LEAD_BUCKETS * 4,
                     &args,
@@ -244,7 +252,11 @@ fn interval_map<K: SortKey>(
             unsafe {
                 kern.launch(
                     "approx_minmax",
-                    kern.grid(n.div_ceil(vec), p.reduce_threads, p.reduce_blocks_per_sm),
+                    kern.gpu.grid_stride_blocks(
+                        n.div_ceil(vec),
+                        p.reduce_threads,
+                        p.reduce_blocks_per_sm,
+                    ),
                     p.reduce_threads,
                     0,
                     &args,
@@ -347,10 +359,9 @@ impl<K: SortKey> Run<'_, K> {
         &mut self,
         boundaries: &mut DeviceBuffer<u64>,
         matrix: &mut DeviceBuffer<u64>,
-        ws: u64,
-        layout: &Layout,
+        idx: u64,
+        off: u64,
     ) -> Result<()> {
-        let (idx, off) = (ws + layout.idx as u64, ws + layout.off as u64);
         let mut args = self.count_args();
         args.push(idx).push(off).push(self.counts);
         // SAFETY: `paper_assign_{equal,sampled}(const KEY_T*, u64, const Bits*, Bits, u32,
@@ -419,7 +430,7 @@ impl<K: SortKey> Run<'_, K> {
     ) -> Result<()> {
         // The chunked count and coarse pass are skipped on the device when the lead flag is
         // raised.
-        let skip = lead.map_or(0, |l| l.flag);
+        let skip = lead.map_or(0, |l| l.flag.addr());
         self.count_pass(s, skip, counters, boundaries, &mut matrix)?;
         let two = s.f > 1;
         let (coarse_k, coarse_v) = if two {
@@ -548,13 +559,15 @@ impl<K: SortKey> Run<'_, K> {
         let kern = self.kern;
         let (threads, _, wanted) = s.tiles.shape(&kern.policy);
         let shared = lead_shared_bytes(kern, l.coarse, self.m);
-        let lead_grid = kern.sms() * kern.blocks_that_fit(shared, wanted) as usize;
+        let lead_grid = kern
+            .gpu
+            .grid_blocks(kern.sms() * kern.blocks_that_fit(shared, wanted) as usize);
         let mut args = self.scatter_args(self.keys_in, self.io.vals_in);
         args.push(l.coarse as u32)
-            .push(l.bounds)
-            .push(l.claimed)
+            .ptr(l.bounds)
+            .ptr(l.claimed)
             .push(self.counts)
-            .push(l.flag)
+            .ptr(l.flag)
             .push(keys)
             .push(vals)
             .push(counters.lead_done);
@@ -567,7 +580,7 @@ impl<K: SortKey> Run<'_, K> {
         // (the done word zeroed) scans counts[0..=m] in place; shared memory as
         // lead_shared_bytes (fits: lead_fits; the scan's storage reuses it); fewer than
         // 2^32 keys a block (grid >= SMs, n < SMs * 2^32).
-        unsafe { kern.launch("approx_wide_lead", lead_grid as u32, threads, shared, &args)? };
+        unsafe { kern.launch("approx_wide_lead", lead_grid, threads, shared, &args)? };
         self.phases.mark("lead coarse scatter and scan");
         Ok(())
     }
@@ -579,9 +592,8 @@ impl<K: SortKey> Run<'_, K> {
         let (_, fine_kernel) = s.tiles.kernels();
         let (threads, tile, wanted) = s.tiles.shape(&kern.policy);
         let shared = s.tiles.shared_bytes(kern, self.m, false);
-        let fine_grid = (kern.sms() * kern.blocks_that_fit(shared, wanted) as usize)
-            .min(self.n.div_ceil(tile))
-            .max(1) as u32;
+        let fit = kern.blocks_that_fit(shared, wanted);
+        let fine_grid = kern.gpu.grid_stride_blocks(self.n, tile as u32, fit);
         let mut args = self.scatter_args(self.io.tmp_keys, self.io.tmp_vals);
         args.push(self.counts)
             .push(self.claimed)
@@ -633,7 +645,8 @@ pub(crate) fn copy_back(
     unsafe {
         kern.launch(
             "copy_pairs",
-            kern.grid(n, p.reduce_threads, p.reduce_blocks_per_sm),
+            kern.gpu
+                .grid_stride_blocks(n, p.reduce_threads, p.reduce_blocks_per_sm),
             p.reduce_threads,
             0,
             &args,
