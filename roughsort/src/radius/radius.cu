@@ -39,6 +39,7 @@
 // its ordered bits (sortlab/thread/key_bits.cuh) xor flip, and kernels compare ranks only.
 // Indices into the arrays are 64-bit; indices inside a tile are 32-bit.
 #include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/merge_path.cuh"
 #include "sortlab/warp/operators.cuh"
 #include "sortlab/warp/warp_reduce.cuh"
 #include "sortlab/block/block_reduce.cuh"
@@ -108,29 +109,13 @@ __device__ __forceinline__ void block_scan_inplace(Bits* s, u32 len, Bits carry,
     }
 }
 
-// The number of elements of A (length la) among the first `diag` of the merge of A and B
-// (length lb), ties taking from A first; A and B are padded shared arrays.
-__device__ __forceinline__ u32 merge_path(const Bits* A, u32 la, const Bits* B, u32 lb, u32 diag) {
-    u32 lo = diag > lb ? diag - lb : 0;
-    u32 hi = diag < la ? diag : la;
-    while (lo < hi) {
-        const u32 mid = (lo + hi) >> 1;
-        if (B[pad(diag - 1 - mid)] < A[pad(mid)]) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
-}
-
 // Walks diagonals [d0, d1) of the merge of A (length la) and B (length lb), padded shared
 // arrays, and returns the largest `base + (b - a)` over the B elements b taken, a being the
 // number of A elements taken before it (0 if none is positive).
 __device__ __forceinline__ u64 walk_max(const Bits* A, u32 la, const Bits* B, u32 lb, u32 d0, u32 d1, i64 base) {
     i64 best = 0;
     if (d0 >= d1) return 0;
-    u32 a = merge_path(A, la, B, lb, d0);
+    u32 a = sortlab::merge_path_by([&](u32 i) { return A[pad(i)]; }, la, [&](u32 j) { return B[pad(j)]; }, lb, d0);
     u32 b = d0 - a;
     Bits ka = a < la ? A[pad(a)] : highest_rank();
     Bits kb = b < lb ? B[pad(b)] : highest_rank();

@@ -54,6 +54,7 @@
 // Order: every kernel takes `flip`, 0 for ascending, all ones for descending; a key's rank is
 // its ordered bits xor flip, and kernels compare ranks only. Array indices are 64-bit.
 #include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/merge_path.cuh"
 #include "sortlab/warp/operators.cuh"
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/block/block_scan.cuh"
@@ -108,22 +109,6 @@ __device__ __forceinline__ u32 pad(u32 i) { return i + (i >> PAD_SHIFT); }
 __device__ __forceinline__ Bits rank_of(KEY_T k, Bits flip) { return Map::to_bits(k) ^ flip; }
 __device__ __forceinline__ KEY_T key_of(Bits r, Bits flip) { return Map::from_bits(r ^ flip); }
 __device__ __forceinline__ Bits highest_rank() { return (Bits)~(Bits)0; }
-
-// The number of elements of A = s[a0 ..) (length la) among the first `diag` of the merge of A
-// and B = s[b0 ..) (length lb), ties taking from A first; s is a padded shared array.
-__device__ __forceinline__ u32 merge_path(const Bits* s, u32 a0, u32 la, u32 b0, u32 lb, u32 diag) {
-    u32 lo = diag > lb ? diag - lb : 0;
-    u32 hi = diag < la ? diag : la;
-    while (lo < hi) {
-        const u32 mid = (lo + hi) >> 1;
-        if (s[pad(b0 + diag - 1 - mid)] < s[pad(a0 + mid)]) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
-}
 
 // Serial stable merge of `Items` outputs of A = s[.. a1) and B = s[.. b1) in two independent
 // chains (more loads in flight): outputs 0 .. Items/2 - 1 from A index a and B index b,
@@ -359,20 +344,6 @@ __device__ __forceinline__ RunPair run_pair(u32 x, u32 R, u32 o) {
 // bit-identical). (The forward merge with bounds checks compiled to a branch per output that the
 // warp ran both ways.)
 
-// The number of A keys among the first `diag` outputs of the merge of A = s[a0 .. a0 + la) and
-// B (key q at blast - q), ties from A, known to lie in [lo, hi].
-// Branch-free: the answer lies in [lo, lo + n), which keeps its top and shrinks to ceil(n / 2)
-// a step (a thread's step count depends on its range only, not on the keys).
-__device__ __forceinline__ u32 merge_path_rev(const Bits* s, u32 a0, u32 blast, u32 diag, u32 lo, u32 hi) {
-    for (u32 n = hi - lo + 1; n > 1;) {
-        const u32 half = n >> 1;
-        const u32 mid = lo + half - 1;  // < hi
-        lo = s[pad(blast + 1 + mid - diag)] < s[pad(a0 + mid)] ? lo : mid + 1;
-        n -= half;
-    }
-    return lo;
-}
-
 // Items outputs of a staged pair (see above; A ends at a1) in two chains of Items / 2, from
 // left index i and right index j, and from i2 and j2: keys into `key`, their staged slots into
 // `from` (with values). Every output of both chains must exist.
@@ -429,10 +400,14 @@ __device__ __forceinline__ void merge_staged(Bits (&key)[ITEMS_PER_THREAD], u32 
         const u32 lb = g.b1 - g.a1;
         const u32 diag = x0 - g.seg;
         const u32 half = diag + ITEMS_PER_THREAD / 2;
-        const u32 p = merge_path_rev(sk, g.seg, blast, diag, diag > lb ? diag - lb : 0, min(diag, la));
+        // Merge-path splits, branch-free (sortlab::merge_path_bounded): A = sk[seg ..), B staged
+        // reversed (its key j at blast - j).
+        const auto a = [&](u32 i) { return sk[pad(g.seg + i)]; };
+        const auto b = [&](u32 j) { return sk[pad(blast - j)]; };
+        const u32 p = sortlab::merge_path_bounded(a, b, diag, diag > lb ? diag - lb : 0, min(diag, la));
         // The second chain's split: at least p, at most ITEMS_PER_THREAD / 2 more.
-        const u32 q = merge_path_rev(sk, g.seg, blast, half, max(p, half > lb ? half - lb : 0),
-                                     min(p + ITEMS_PER_THREAD / 2, la));
+        const u32 q = sortlab::merge_path_bounded(a, b, half, max(p, half > lb ? half - lb : 0),
+                                                  min(p + ITEMS_PER_THREAD / 2, la));
         u32 from[ITEMS_PER_THREAD];
         serial_merge_rev<ITEMS_PER_THREAD>(sk, g.a1, g.seg + p, blast - (diag - p), g.seg + q, blast - (half - q),
                                            key, from);
@@ -779,8 +754,10 @@ merge_pass(const KEY_T* in_keys, KEY_T* out_keys, const Value* in_vals, Value* o
     Bits key[MERGE_ITEMS];
     u32 from[MERGE_ITEMS];
     if (d0 < la + lb) {
-        const u32 p = merge_path(sk, 0, la, la, lb, d0);
-        const u32 q = merge_path(sk, 0, la, la, lb, dh < la + lb ? dh : la + lb);
+        const auto a = [&](u32 i) { return sk[pad(i)]; };
+        const auto b = [&](u32 j) { return sk[pad(la + j)]; };
+        const u32 p = sortlab::merge_path_by(a, la, b, lb, d0);
+        const u32 q = sortlab::merge_path_by(a, la, b, lb, dh < la + lb ? dh : la + lb);
         serial_merge<MERGE_ITEMS>(sk, p, la + d0 - p, q, la + (dh < la + lb ? dh : la + lb) - q, la, la + lb, key,
                                   from);
     }
