@@ -4,10 +4,7 @@ use std::fmt;
 
 use sortlab_primitives::{Error, Order, Result};
 
-/// The paper's default number of intervals.
-pub const DEFAULT_INTERVALS: usize = 10_000;
-/// The largest number of intervals (interval numbers are 32-bit in the kernels).
-pub const MAX_INTERVALS: usize = u32::MAX as usize;
+pub use sortlab_cpu_reference::approx::{DEFAULT_INTERVALS, MAX_INTERVALS};
 
 /// Which implementation runs. Both put every key into the same interval; only the order inside
 /// an interval (unspecified for both) and the speed differ.

@@ -8,28 +8,16 @@
 
 use sortlab_primitives::{DeviceBuffer, KernelArgs, KeyBits, Result, SortKey};
 
+pub use sortlab_cpu_reference::approx::{
+    sample_len, MAX_SAMPLE, SAMPLE_PER_INTERVAL, SAMPLE_SEED, SAMPLE_STEP,
+};
+
 use crate::kernels::{Kernels, SPLIT_TABLE};
 use crate::options::ApproxOptions;
 
-/// Sample keys drawn per interval (the oversampling factor).
-pub const SAMPLE_PER_INTERVAL: usize = 16;
-/// The largest sample.
-pub const MAX_SAMPLE: usize = 1 << 22;
-/// The seed of the sample positions (fixed: repeatable runs, and the CPU twin's positions).
-pub const SAMPLE_SEED: u64 = 0x5EED_A995_0127_2011;
-/// The increment between the hashed words of consecutive sample keys (the golden ratio, as
-/// SplitMix64's own stream).
-pub const SAMPLE_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Keys per interval when the sample itself is sorted (an approximate sort with equal widths,
 /// then `refine`): most intervals then hold at most 64 keys, a warp's sort.
 const SAMPLE_SORT_BUCKET: usize = 32;
-
-/// The sample size for `n` keys and `intervals` intervals:
-/// `min(n, intervals * SAMPLE_PER_INTERVAL, MAX_SAMPLE)`.
-pub fn sample_len(n: usize, intervals: usize) -> usize {
-    n.min(intervals.saturating_mul(SAMPLE_PER_INTERVAL))
-        .min(MAX_SAMPLE)
-}
 
 /// Writes the `opts.intervals - 1` splitters of `keys` (ranked bits) at device address `out`;
 /// `sort` fully sorts the sample in the order of the options it is given (the approximate sort
