@@ -11,7 +11,10 @@
 //! - [`seed`](mod@seed): the run's seed, printed once and overridable with `SORTLAB_SEED`;
 //! - [`lengths`]: edge lengths (0, 1, 2, warp, block and tile sizes ±1, 2^k ±1, large);
 //! - [`suite`]: the [`SortAlgorithm`] trait, the check functions and the [`sort_suite!`] macro;
-//! - [`algorithms`]: the CPU engine's sorts as [`SortAlgorithm`]s.
+//! - [`algorithms`]: the CPU engine's sorts as [`SortAlgorithm`]s, and [`sort_algorithm!`] to
+//!   make one from a host sort's two functions;
+//! - [`check`]: the checkers (`check_sorted`, `check_permutation`, ...), re-exported from
+//!   `sortlab-cpu-reference`.
 //!
 //! # Example
 //! An algorithm joins the suite in one line of a test file:
@@ -38,5 +41,9 @@ pub use gen::{generate, k_sorted, small_arrays};
 pub use lengths::{edge_lengths, large_lengths};
 pub use patterns::{ArrayLengths, ParsePatternError, Pattern};
 pub use seed::{rng_for, seed, seed_for, SEED_ENV};
+/// The workspace's checkers (sorted, same multiset, equal to the reference, k-sorted, interval
+/// order, per-array order), re-exported from the CPU engine: one definition of each.
+pub use sortlab_cpu_reference::check;
+pub use sortlab_cpu_reference::CheckError;
 pub use sortlab_primitives::{KeyType, Order, SortKey, SortValue};
 pub use suite::{check_keys, check_pairs, Failure, IndexValue, SortAlgorithm};

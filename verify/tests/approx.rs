@@ -189,30 +189,29 @@ fn cpu_properties<K: SortKey>(test: &str) {
     }
 }
 
-#[test]
-fn cpu_u32() {
-    cpu_properties::<u32>("approx::cpu_u32");
+/// One test per key type `K` listed, each `f::<K>("approx::{test name}")`, with the attributes
+/// given (the GPU ones ignored without a device).
+macro_rules! per_key_type {
+    ([$($attr:tt)*] $($f:ident)::+ :) => {};
+    ([$($attr:tt)*] $($f:ident)::+ : $name:ident: $K:ty $(, $($rest:tt)*)?) => {
+        #[test]
+        $($attr)*
+        fn $name() {
+            $($f)::+::<$K>(concat!("approx::", stringify!($name)));
+        }
+        per_key_type!([$($attr)*] $($f)::+ : $($($rest)*)?);
+    };
 }
-#[test]
-fn cpu_i32() {
-    cpu_properties::<i32>("approx::cpu_i32");
-}
-#[test]
-fn cpu_f32() {
-    cpu_properties::<f32>("approx::cpu_f32");
-}
-#[test]
-fn cpu_u64() {
-    cpu_properties::<u64>("approx::cpu_u64");
-}
-#[test]
-fn cpu_i64() {
-    cpu_properties::<i64>("approx::cpu_i64");
-}
-#[test]
-fn cpu_f64() {
-    cpu_properties::<f64>("approx::cpu_f64");
-}
+
+per_key_type!(
+    []
+    cpu_properties: cpu_u32: u32,
+    cpu_i32: i32,
+    cpu_f32: f32,
+    cpu_u64: u64,
+    cpu_i64: i64,
+    cpu_f64: f64,
+);
 
 #[test]
 fn cpu_edge_cases() {
@@ -397,36 +396,15 @@ mod gpu {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_u32() {
-    gpu::gpu_properties::<u32>("approx::gpu_u32");
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_i32() {
-    gpu::gpu_properties::<i32>("approx::gpu_i32");
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_f32() {
-    gpu::gpu_properties::<f32>("approx::gpu_f32");
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_u64() {
-    gpu::gpu_properties::<u64>("approx::gpu_u64");
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_i64() {
-    gpu::gpu_properties::<i64>("approx::gpu_i64");
-}
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_f64() {
-    gpu::gpu_properties::<f64>("approx::gpu_f64");
-}
+per_key_type!(
+    [#[ignore = "needs a CUDA device"]]
+    gpu::gpu_properties: gpu_u32: u32,
+    gpu_i32: i32,
+    gpu_f32: f32,
+    gpu_u64: u64,
+    gpu_i64: i64,
+    gpu_f64: f64,
+);
 
 #[test]
 #[ignore = "needs a CUDA device"]

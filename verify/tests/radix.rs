@@ -10,30 +10,15 @@ use sortlab_verify::SortAlgorithm;
 /// `sortlab_cpu_reference::radix`: the rayon radix sort.
 struct CpuRadix;
 
-impl SortAlgorithm for CpuRadix {
-    fn name(&self) -> String {
-        "cpu-reference radix (rayon LSD)".into()
-    }
-    fn is_stable(&self) -> bool {
-        true
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        cpu_radix::sort_keys(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        cpu_radix::sort_pairs(keys, values, order).map_err(|e| e.to_string())
-    }
-    fn tile_sizes(&self) -> Vec<usize> {
-        // Past one rayon chunk, the twin scatters chunks in parallel.
-        vec![1 << 15]
-    }
-}
+// Past one rayon chunk (2^15 keys), the twin scatters chunks in parallel.
+sortlab_verify::sort_algorithm!(
+    CpuRadix,
+    "cpu-reference radix (rayon LSD)",
+    stable = true,
+    keys = cpu_radix::sort_keys,
+    pairs = cpu_radix::sort_pairs,
+    tiles = vec![1 << 15],
+);
 
 /// One GPU radix variant, through the host conveniences (upload, sort, download).
 struct GpuRadix {

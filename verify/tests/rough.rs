@@ -190,44 +190,19 @@ struct CpuRoughSeq;
 /// `cpu_reference::rough::{rough_sort_par, rough_sort_par_pairs}`: Altman-Chlebus on rayon.
 struct CpuRoughPar;
 
-macro_rules! cpu_rough {
-    ($t:ty, $name:literal, $keys:path, $pairs:path) => {
-        impl SortAlgorithm for $t {
-            fn name(&self) -> String {
-                $name.into()
-            }
-            fn is_stable(&self) -> bool {
-                true
-            }
-            fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-                $keys(keys, order);
-                Ok(())
-            }
-            fn sort_pairs<K: SortKey, V: SortValue>(
-                &self,
-                keys: &mut [K],
-                values: &mut [V],
-                order: Order,
-            ) -> Result<(), String> {
-                $pairs(keys, values, order)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }
-        }
-    };
-}
-
-cpu_rough!(
+sortlab_verify::sort_algorithm!(
     CpuRoughSeq,
     "cpu-reference rough_sort_seq (halving)",
-    rough::rough_sort_seq,
-    rough::rough_sort_seq_pairs
+    stable = true,
+    keys = rough::rough_sort_seq,
+    pairs = rough::rough_sort_seq_pairs,
 );
-cpu_rough!(
+sortlab_verify::sort_algorithm!(
     CpuRoughPar,
     "cpu-reference rough_sort_par (Altman-Chlebus, rayon)",
-    rough::rough_sort_par,
-    rough::rough_sort_par_pairs
+    stable = true,
+    keys = rough::rough_sort_par,
+    pairs = rough::rough_sort_par_pairs,
 );
 
 sortlab_verify::sort_suite!(cpu_rough_seq, CpuRoughSeq);
@@ -244,6 +219,19 @@ mod gpu {
         rough_sort_with_radius, Error, OnWrongRadius, RoughOptions, RoughPath,
     };
     use std::time::Instant;
+
+    /// A GPU test that runs `f::<K>(&gpu, seed)` for each key type listed, seeded by its name.
+    macro_rules! gpu_test {
+        ($name:ident: $f:ident::<$($K:ty),+>) => {
+            #[test]
+            #[ignore = "needs a CUDA device"]
+            fn $name() {
+                let gpu = gpu();
+                let seed = seed_for(concat!("rough::", stringify!($name)));
+                $($f::<$K>(&gpu, seed);)+
+            }
+        };
+    }
 
     const NEEDS: &str = "needs a CUDA device";
 
@@ -456,15 +444,7 @@ mod gpu {
         }
     }
 
-    #[test]
-    #[ignore = "needs a CUDA device"]
-    fn gpu_every_path_sorts_keys_and_stable_pairs() {
-        let gpu = gpu();
-        let seed = seed_for("rough::gpu_every_path_sorts_keys_and_stable_pairs");
-        paths::<u32>(&gpu, seed);
-        paths::<f64>(&gpu, seed);
-        paths::<i64>(&gpu, seed);
-    }
+    gpu_test!(gpu_every_path_sorts_keys_and_stable_pairs: paths::<u32, f64, i64>);
 
     /// The chained pass (keys alone, k from an eighth to half a window) at lengths whose last run
     /// is short of, at, and past half a window, on distinct k-sorted keys and on the same with
@@ -511,15 +491,7 @@ mod gpu {
         }
     }
 
-    #[test]
-    #[ignore = "needs a CUDA device"]
-    fn gpu_chained_pass_sorts_every_last_run_length() {
-        let gpu = gpu();
-        let seed = seed_for("rough::gpu_chained_pass_sorts_every_last_run_length");
-        chained::<u32>(&gpu, seed);
-        chained::<f32>(&gpu, seed);
-        chained::<u64>(&gpu, seed);
-    }
+    gpu_test!(gpu_chained_pass_sorts_every_last_run_length: chained::<u32, f32, u64>);
 
     fn too_small<K: SortKey>(gpu: &Gpu, seed: u64) {
         for n in [100, 5000, (1 << 20) + 3] {
@@ -576,15 +548,7 @@ mod gpu {
         }
     }
 
-    #[test]
-    #[ignore = "needs a CUDA device"]
-    fn gpu_too_small_radius_is_reported_and_leaves_the_data() {
-        let gpu = gpu();
-        let seed = seed_for("rough::gpu_too_small_radius_is_reported_and_leaves_the_data");
-        too_small::<u32>(&gpu, seed);
-        too_small::<f32>(&gpu, seed);
-        too_small::<u64>(&gpu, seed);
-    }
+    gpu_test!(gpu_too_small_radius_is_reported_and_leaves_the_data: too_small::<u32, f32, u64>);
 
     #[test]
     #[ignore = "needs a CUDA device"]

@@ -194,24 +194,28 @@ pub fn verify_pairs<K: SortKey, V: IndexValue, A: SortAlgorithm + ?Sized>(
     Ok(())
 }
 
-fn generated<K: SortKey, A: SortAlgorithm + ?Sized>(
+/// Runs `verify` on `generate::<K>(pattern, n, seed)`; a failure gets its full context.
+fn on_generated<K: SortKey, A: SortAlgorithm + ?Sized>(
     alg: &A,
     value_type: Option<&'static str>,
     pattern: Pattern,
     n: usize,
     order: Order,
     seed: u64,
-    reason: String,
-) -> Failure {
-    Failure {
-        algorithm: alg.name(),
-        key_type: K::NAME,
-        value_type,
-        input: Input::Generated { pattern, n, seed },
-        order,
-        reason,
-        base_seed: base_seed_if_set(),
-    }
+    verify: impl FnOnce(&[K]) -> Result<(), String>,
+) -> Result<(), Box<Failure>> {
+    let input = generate::<K>(pattern, n, seed);
+    verify(&input).map_err(|reason| {
+        Box::new(Failure {
+            algorithm: alg.name(),
+            key_type: K::NAME,
+            value_type,
+            input: Input::Generated { pattern, n, seed },
+            order,
+            reason,
+            base_seed: base_seed_if_set(),
+        })
+    })
 }
 
 /// [`verify_keys`] on `generate::<K>(pattern, n, seed)`, the failure with full context.
@@ -222,9 +226,9 @@ pub fn try_check_keys<K: SortKey, A: SortAlgorithm + ?Sized>(
     order: Order,
     seed: u64,
 ) -> Result<(), Box<Failure>> {
-    let input = generate::<K>(pattern, n, seed);
-    verify_keys(alg, &input, order)
-        .map_err(|r| Box::new(generated::<K, A>(alg, None, pattern, n, order, seed, r)))
+    on_generated::<K, A>(alg, None, pattern, n, order, seed, |k| {
+        verify_keys(alg, k, order)
+    })
 }
 
 /// Sorts `generate::<K>(pattern, n, seed)` with `alg` and checks it against the CPU
@@ -260,17 +264,8 @@ pub fn try_check_pairs<K: SortKey, V: IndexValue, A: SortAlgorithm + ?Sized>(
     order: Order,
     seed: u64,
 ) -> Result<(), Box<Failure>> {
-    let input = generate::<K>(pattern, n, seed);
-    verify_pairs::<K, V, A>(alg, &input, order).map_err(|r| {
-        Box::new(generated::<K, A>(
-            alg,
-            Some(V::VALUE_NAME),
-            pattern,
-            n,
-            order,
-            seed,
-            r,
-        ))
+    on_generated::<K, A>(alg, Some(V::VALUE_NAME), pattern, n, order, seed, |k| {
+        verify_pairs::<K, V, A>(alg, k, order)
     })
 }
 
