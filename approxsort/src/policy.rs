@@ -71,15 +71,10 @@ pub struct ApproxPolicy {
     pub sub_max: usize,
 }
 
-/// Count/scatter tile: 4096 keys, 1024 threads × 4 keys when a key and its value take at most
-/// 8 bytes (512 × 4 otherwise, tiles of 2048: the staged tile lives in shared memory), 2 blocks
-/// per SM (32 registers a thread at 1024 threads). A tile's runs per bin are what makes the
-/// writes coalesced: 4096 keys over 100 coarse bins are runs of about 40 keys. Measured on an
-/// H100, 2^28 `u32` keys, 10,000 intervals (kernel time of the whole sort): a one-level
-/// scatter of unsorted tiles took 11.8 ms (the 4-byte writes to 10,000 places were the bound;
-/// the paper's scatter, without atomics, takes 20 ms); two staged passes 4.89 ms at 1024 × 4,
-/// 5.11 at 512 × 8, 5.24 at 1024 × 8 (1 block/SM), 5.45 at 512 × 4 (3 blocks/SM); pairs 6.34,
-/// 7.48, 7.69, 7.83.
+/// Count/scatter tile: 4096 keys, 1024 threads x 4 when a key and its value take at most 8
+/// bytes (512 x 4 otherwise: the staged tile lives in shared memory), 2 blocks per SM. A tile's
+/// runs per bin make the writes coalesced (4096 keys over 100 coarse bins: runs of about 40).
+/// H100, 2^28 `u32` keys, 10,000 intervals, two staged passes: 4.89 ms (512 x 8: 5.11; README.md).
 const BLOCK_THREADS_SMALL: u32 = 1024;
 const BLOCK_THREADS_LARGE: u32 = 512;
 const ITEMS_PER_THREAD: u32 = 4;
@@ -88,42 +83,29 @@ const BLOCKS_PER_SM: u32 = 2;
 /// take two passes over about sqrt(intervals) coarse bins (at most 1024) each.
 const DIRECT_MAX_INTERVALS: usize = 512;
 const COARSE_MAX: usize = 1024;
-/// Wide scatter: 1024 threads x 16 keys (tiles of 16,384) when a key and its value take at most
-/// 8 bytes, x 8 otherwise, one block per SM (10,000 intervals take 80 KB of counters and
-/// cursors; a 4-byte tile 64 KB, with 4-byte values 128 KB). Measured on an H100, 2^28 `u32`
-/// keys, 10,000 intervals, kernel time of the whole sort (keys / pairs with `u32` values), two
-/// wide passes: 3.49 / 5.08 ms at 1024 x 16, 3.70 / 5.25 at 1024 x 12, 4.24 / 5.78 at
-/// 1024 x 8, 4.05 / 6.68 at 512 x 16 (2 blocks/SM); the staged two-pass scatter of 4096-key
-/// tiles took 4.89 / 6.33. One wide pass into all 10,000 intervals took 11.4 / 22.0 (every
-/// block's own write front in every interval: partial sectors leave L2 before they fill); at
-/// 1000 intervals one pass took 3.08 / 6.46, two 3.01 / 4.60, so the wide scatter always takes
-/// two passes by default.
+/// Wide scatter: 1024 threads x 16 keys when a key and its value take at most 8 bytes, x 8
+/// otherwise, one block per SM (10,000 intervals take 80 KB of counters and cursors). H100, 2^28
+/// `u32` pairs, 10,000 intervals: 5.08 ms (1024 x 12: 5.25; README.md).
 const WIDE_THREADS: u32 = 1024;
 const WIDE_ITEMS_SMALL: u32 = 16;
 const WIDE_ITEMS_LARGE: u32 = 8;
-/// 4-byte keys alone: 896 x 24 (tiles of 21,504). Measured on an H100 after the tile's bin
-/// range and the leading-bits coarse bins (whole sort, 10,000 intervals, ms, 2^26 / 2^28, the
-/// same run): 896 x 24 0.648 / 2.22, 768 x 28 0.648 / 2.22, 1024 x 20 0.653 / 2.25, 1024 x 16
-/// 0.680 / 2.35, 1024 x 24 0.720 / 2.52, 1024 x 12 0.728 / 2.54, 512 x 16 (2 blocks an SM)
-/// 0.697 / 2.50, 1024 x 28 and 32 0.80-0.90 / 2.8-3.3 (registers spill). Pairs keep 1024 x 16
-/// (u32 values; 20 items and more spill: 6.2 ms at 2^28 against 4.0).
+/// 4-byte keys alone: 896 x 24 (tiles of 21,504). H100, 2^28 `u32` keys: 2.22 ms (1024 x 16:
+/// 2.35; 28 items and more spill; README.md).
 const WIDE_THREADS_KEYS_4B: u32 = 896;
 const WIDE_ITEMS_KEYS_4B: u32 = 24;
 const WIDE_BLOCKS_PER_SM: u32 = 1;
 const WIDE_MAX_INTERVALS: usize = 1 << 17;
+/// The wide scatter always takes two passes: one pass into 10,000 intervals took 11.4 ms
+/// against 3.49 for two (H100, 2^28 `u32` keys; README.md).
 const WIDE_ONE_PASS_MAX: usize = 0;
-/// The leading-bits coarse bins from 2^23 keys on. Measured on an H100 (u32 keys in 0..2^31,
-/// 10,000 intervals, kernel time of the whole sort, keys / u32 pairs, ms, with against without):
-/// 2^20 0.100 / 0.101 against 0.073 / 0.095, 2^22 0.120 / 0.153 against 0.114 / 0.143, 2^24
-/// 0.249 / 0.349 against 0.264 / 0.379, 2^26 0.674 / 1.072 against 0.758 / 1.232, 2^28 2.35 /
-/// 4.04 against 2.68 / 4.65 (the count pass, 0.38 ms at 2^28, saved; the coarse pass that
-/// counts the intervals takes 0.99 ms against 0.93).
+/// The leading-bits coarse bins from 2^23 keys on: H100, 10,000 intervals, 2^22 keys 0.120 ms
+/// with against 0.114 without, 2^24 0.249 against 0.264 (README.md).
 const LEAD_MIN: usize = 1 << 23;
 /// Min-max: as the primitives' fast reduce (256 threads, 4 vectors in flight, 8 blocks/SM).
 const REDUCE_THREADS: u32 = 256;
 const REDUCE_UNROLL: u32 = 4;
 const REDUCE_BLOCKS_PER_SM: u32 = 8;
-/// Refine block sort: 256 threads × 8 keys (2048), 6-bit digits (a segment of a bucket pass
+/// Refine block sort: 256 threads x 8 keys (2048), 6-bit digits (a segment of a bucket pass
 /// varies in few bits: 2 or 3 passes).
 const SORT_THREADS: u32 = 256;
 const SORT_ITEMS: u32 = 8;
@@ -132,10 +114,9 @@ const SORT_RADIX_BITS: u32 = 6;
 /// tile, and the count pass a 32-bit count: whatever fits the device decides; this caps it.
 const SHARED_MAX_INTERVALS: usize = 1 << 17;
 /// Refine: 1536 keys per sub-interval (almost all at most 2048, a block's radix sort of the
-/// bits that vary), at most 4096 sub-intervals a segment per pass (16 KiB of counts). Measured
-/// on an H100, 2^28 `u32` keys after 10,000 intervals: 32 keys per sub-interval, sorted by warps,
-/// took 12.7 ms for the sorts alone (18.3 ms in all); 1536 takes 4.7 ms for the sorts (8.7 in
-/// all: bucket pass 3.8, planning 0.5 on the host).
+/// bits that vary), at most 4096 sub-intervals a segment per pass (16 KiB of counts). H100, 2^28
+/// `u32` keys after 10,000 intervals: the sorts 4.7 ms (32 keys a sub-interval, warp sorts:
+/// 12.7; README.md).
 const SUB_TARGET: usize = 1536;
 const SUB_MAX: usize = 4096;
 

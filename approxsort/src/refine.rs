@@ -58,8 +58,7 @@ pub struct RefineStats {
 /// [`crate::approx_sort`].
 ///
 /// # Performance
-/// See the [crate docs](crate#performance) (2^28 `u32` keys after 10,000 intervals: 8.7 ms on
-/// an H100).
+/// See the [crate docs](crate#performance) and the crate's `README.md`.
 ///
 /// # Key types
 /// All six, by IEEE total order; the result equals `sortlab_cpu_reference::sort::sort` bit for

@@ -817,8 +817,7 @@ fn bench_mid_sizes() {
                 println!("n=2^{log2} {name:<16} keys back to back {ms:.4} ms a call, host {host:.1} us a call");
                 // And single calls in place with the scratch memory given (default policy): from
                 // the second on, their input is the last call's output, ordered by interval (every
-                // warp's keys share a bin, so the rank atomics contend: 3.59 ms at 2^28 on an
-                // H100 against 2.16 for uniform keys).
+                // warp's keys share a bin, so the rank atomics contend: slower than uniform keys).
                 let mut scratch =
                     DeviceBuffer::<u8>::alloc(g, scratch_bytes::<u32>(n, &o).unwrap()).unwrap();
                 let scratch_ms = time_ms(mid_reps, |run| {

@@ -87,10 +87,9 @@ __device__ __forceinline__ void store_run(u64* p, u64 first, u64 len, bool vec, 
 
 // Exclusive sum scan of p[0, len) in place by one block of Threads (all call): rounds of
 // Threads * Run words, each thread a run of Run consecutive ones (16-byte vectors) summed in
-// registers, then one block scan of the runs. (Measured on an H100, 10,001 counts: 13.3 us as a
-// kernel when warp w took the round's w-th run of 32 * 8, lane l its elements j * 32 + l,
-// scanned row by row with 64-bit shuffles, ~1000 dependent instructions a warp; 9.9 us with
-// Threads 1024, Run 8.) Kernels bound to 32 registers a thread take Run 2.
+// registers, then one block scan of the runs (10,001 counts: 9.9 us on an H100 with Threads 1024,
+// Run 8; row-by-row warp shuffles took 13.3; README.md). Kernels bound to 32 registers a thread
+// take Run 2.
 template <int Threads, int Run>
 __device__ __forceinline__ void scan_words(u64* p, u64 len,
                                            typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {
@@ -239,8 +238,7 @@ __device__ __forceinline__ void set16(u32* words, u32 b, u32 v) {
 }
 
 // log2 of a coarse bin's intervals f (a power of two, plan in sort.rs): a key's coarse bin is
-// its interval >> shift. (A division by a run-time f cost the wide coarse pass about a fifth of
-// its time: H100, 2^28 u32 keys, 10,000 intervals, f = 100.)
+// its interval >> shift (a division by a run-time f cost the wide coarse pass a fifth of its time).
 __device__ __forceinline__ u32 bin_shift(u32 f) { return (u32)(__ffs(f) - 1); }
 
 // The bin of a key for a coarse pass: its interval / f.

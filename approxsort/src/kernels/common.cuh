@@ -59,10 +59,8 @@
 // (zeroing, gated fallbacks, scans, the paper's and refine's kernels) also let their successor
 // launch at once (sortlab::dependent_entry); the three long passes of the leading-bits path
 // (approx_minmax_lead, approx_wide_lead, approx_wide_fine_*) only wait: a successor launched at
-// their start sits resident beside them for the whole pass. H100, 2^28 u32 keys, ten calls back
-// to back (device time a call), three runs each: passes waiting only 2.130-2.132 ms, passes
-// letting the successor launch at their start 2.143-2.149, no dependent launches 2.137-2.139
-// (2^20 keys: 0.062-0.064 against 0.065-0.069 without).
+// their start sits resident beside them for the whole pass (2.130 ms a call at 2^28 u32 keys on
+// an H100 against 2.143 launching early; README.md).
 //
 // Defines (policy: ApproxPolicy in policy.rs):
 //   KEY_T, KEY_BITS_T the key's CUDA type and the word of its ordered bits

@@ -17,25 +17,11 @@
 // places inside each run; the next tile is loaded meanwhile); 5. (Cursor) wbase += wend, the
 // next cursor; wend = 0.
 //
-// Why not one Cursor pass into 10,000 intervals: every block then writes its own region of every
-// interval, 1.3 million write fronts at once (132 blocks), each advancing a few bytes a tile;
-// their partial sectors leave L2 before they fill (measured on an H100, 2^28 keys: 10.5 ms, at
-// tiles of 16,384; 1000 intervals: 2.4 ms). Claims share one front per interval.
-// Why not one pass by thread-block clusters (sm_90; commit 04724f4 holds the code): blocks of a
-// cluster exchanging counts through distributed shared memory, claiming each interval once per
-// cluster tile and writing adjacent parts of its run at once, took 5.30-5.54 ms for the whole
-// sort at 2-8 blocks a cluster (7.32 at 16; pairs 9.45-12.7) against 3.53 for the two wide
-// passes (pairs 5.15): a block's runs are still ~1.6 keys, so every warp's store meets ~20
-// sectors. Grouping the cluster's keys by interval across the blocks' shared memory first (runs
-// of ~13 keys at 8 blocks) took 5.91 (pairs 9.36): one remote 4-byte store a key.
-//
-// Measured and not kept (H100, 2^28 u32, 10,000 equal-width intervals, same run): the next whole
-// tile's keys brought into a second shared buffer by one bulk copy (sortlab/block/bulk_copy.cuh)
-// from step 2 on, instead of into registers during step 4: keys 3.61 ms against 3.50, pairs 5.23
-// against 5.09 (the passes do not wait on their loads). And (2026-11-26, 2^28 u32/u32 pairs, same
-// run, two runs each) every tile's values asked of L2 while the keys are loaded (one
-// prefetch.global.L2 a 128-byte line), so that step 3 reads them from L2: 3.94-3.98 ms against
-// 3.90 (2^24: 0.325 against 0.317), keys alone unchanged. ----
+// One Cursor pass into 10,000 intervals is not used: every block would write its own region of
+// every interval, 1.3 million write fronts whose partial sectors leave L2 before they fill (10.5
+// ms at 2^28 keys on an H100 against 3.5 for two passes). Claims share one front per interval.
+// Thread-block clusters, a bulk copy of the next tile and an L2 prefetch of the values were tried
+// and not kept (README.md). ----
 
 #define WIDE_TILE (WIDE_THREADS * WIDE_ITEMS)
 static_assert(WIDE_ITEMS % KEY_VEC == 0, "WIDE_ITEMS must be a multiple of the keys per 16-byte vector");
@@ -95,21 +81,16 @@ struct LeadMap {
     u32* fine_hist;
     __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((sortlab::flip_bits(k, flip) >> shift) - base); }
     __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(sortlab::flip_bits(k, flip)), 1u); }
-    // Its tiles take the checked code of every step even when full (measured on an
-    // H100, 2^28 u32 keys, clocks locked: the unchecked code made this pass slower, 1.10 -> 1.15 ms).
+    // Its tiles take the checked code of every step even when full (the unchecked code made this
+    // pass slower: 1.10 -> 1.15 ms on an H100 at 2^28 u32 keys).
     static constexpr bool kCounts = true;
 };
 
 // Step 1 of a wide tile: each valid key's rank among the tile's keys of its bin (a shared atomic
-// on wend), and the smallest and largest bin met. Full: all WIDE_TILE keys valid (no check; on
-// an H100 at 2^28 u32 keys the cursor coarse pass and the fine pass took 0.3 ms less in all).
-// Input already grouped by interval (an approximate sort's output, sorted keys) sends every lane
-// of a warp to one counter, where the atomics serialise: 3.56 ms at 2^28 against 2.14 for uniform
-// keys. Measured and not kept (H100, 2^28 u32, same runs): one atomic for the keys of a 16-byte
-// vector that share their bin (and their interval, in the lead pass's counts) on every tile,
-// ordered input 3.56 -> 2.61-2.69 ms but uniform 2.131 -> 2.204 a call back to back; the same
-// only after a tile that met at most 4 bins (both forms in the kernel, no spills but in the
-// sampled fine pass, 8 bytes), ordered 3.18, uniform 2.139 -> 2.155, sampled 5.48 -> 5.51.
+// on wend), and the smallest and largest bin met. Full: all WIDE_TILE keys valid (no check).
+// Input already grouped by interval (sorted keys) sends every lane of a warp to one counter,
+// where the atomics serialise; one atomic per vector of keys sharing a bin made uniform keys
+// slower and was not kept (README.md).
 template <bool Full, typename MapT>
 __device__ __forceinline__ void wide_rank(const KEY_T (&k)[WIDE_ITEMS], u32 valid, const MapT& map, u32* wend,
                                           u32 (&r)[WIDE_ITEMS], u32& lo, u32& hi) {
@@ -128,9 +109,8 @@ __device__ __forceinline__ void wide_rank(const KEY_T (&k)[WIDE_ITEMS], u32 vali
 
 // Step 3: the key of rank r in its bin (and its value) to slot wend[bin] - 1 - r of the staged
 // tile (wend: the bins' run ends; r packs the bin above the rank, so the bin is not computed
-// again). (Measured on an H100, 2^28 u32 keys: reading every slot before the first store, which
-// the compiler cannot move past a store that may alias wend, made the passes slower, 0.88 ->
-// 0.97 ms.)
+// again). Each slot is written as it is read: reading every slot first (the compiler cannot move
+// the reads past a store that may alias wend) made the passes slower, 0.88 -> 0.97 ms.
 template <bool Full>
 __device__ __forceinline__ void wide_stage(const KEY_T (&k)[WIDE_ITEMS], const u32 (&r)[WIDE_ITEMS], u32 valid,
                                            u64 start, const u32* wend, const Value* vals_in, Key* wkey,
@@ -166,10 +146,8 @@ __device__ __forceinline__ void wide_write(u32 j, const MapT& map, const SharedO
 // from the last tile when `reverse`): with Claimed, each block takes the next one from *next_tile
 // (zeroed before the launch) while it ranks the current one, so that blocks on faster
 // multiprocessors take more and all end together; else tiles b, b + gridDim.x, ...
-// Measured (H100, 2^28 u32, 10,000 intervals): the fine pass's multiprocessors were active 98.1 %
-// of its elapsed cycles with tiles b, b + gridDim.x, ..., 99.1 % with claimed tiles (848 -> 840
-// us). The lead pass keeps tiles b, b + gridDim.x, ...: claiming cost its kernel of 4-byte keys
-// spilled registers (its 72 are all used), 907 -> 1095 us.
+// The lead pass keeps tiles b, b + gridDim.x, ...: claiming them spilled its registers (907 ->
+// 1095 us on an H100 at 2^28 u32 keys; the fine pass gained 848 -> 840 us).
 template <bool Cursor, bool Claimed, typename MapT>
 __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
                                              u32 bins, u64 chunk, const u64* matrix, const u64* bounds,
@@ -186,9 +164,8 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     Value* wval = reinterpret_cast<Value*>(at);  // (HAS_VALUES)
     // The smallest and largest bin of the tile (two slots, alternating by tile: one is reset for
     // the next tile while the other is read), so that step 2 and the reset visit only the bins between:
-    // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals.
-    // (Measured on an H100, 2^28 u32 keys, 10,000 intervals: the fine pass took 1.34 ms when
-    // every tile scanned all m bins.)
+    // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals
+    // (scanning all m bins: the fine pass 1.34 ms instead of 0.86 at 2^28 keys).
     __shared__ u32 tile_lo[2];
     __shared__ u32 tile_hi[2];
     // (Claimed) the tile a block takes next: slot 1 the first, then tile i's claim in slot i % 2
@@ -408,8 +385,7 @@ approx_wide_lead(const KEY_T* __restrict__ keys_in, const Value* __restrict__ va
     // (shared_map's barrier orders these before any use.)
     const LeadMap map{(u32)lead[1], (Bits)lead[2], flip, shared_map(MapArgs<EqualMap>{mm}, flip, m), fine_hist};
     // Keys alone are read from the last tile down: the min-max pass read them last, and the L2
-    // cache still holds some (H100, 2^28 u32 keys: the whole sort 2.23 -> 2.21 ms; pairs, whose
-    // values the min-max pass does not read, were slower so).
+    // cache still holds some (pairs, whose values the min-max pass does not read, were slower so).
     scatter_wide<false, false>(keys_in, vals_in, n, map, bins, 0, nullptr, coarse_bounds, coarse_claimed, keys_out,
                                vals_out, nullptr, !HAS_VALUES);
     add_counts(fine_hist, m, counts);  // (scatter_wide ends with a barrier)

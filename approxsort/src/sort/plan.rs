@@ -219,10 +219,8 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         .shared_per_block_optin
         .saturating_sub(SHARED_RESERVE);
     let (f, coarse) = bins(m, p.direct_max_intervals, p.coarse_max);
-    // (Sampled intervals of keys alone took the staged path while every key's splitters were
-    // searched whole, three times a pass: H100, 2^28 u32 keys, 10,000 intervals, 20.4 ms wide
-    // against 16.7 staged. With the bucket table of `SampledMap` (kernels/maps.cuh): 7.22 wide, 7.95
-    // staged; pairs 8.54 wide, 10.1 staged.)
+    // Sampled intervals take the wide path too since the bucket table of `SampledMap`
+    // (kernels/maps.cuh): 7.22 ms against 7.95 staged (H100, 2^28 u32 keys; README.md).
     if let Some(wide) = wide_plan(kern, n, opts, optin) {
         return Ok(wide);
     }
