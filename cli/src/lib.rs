@@ -8,7 +8,7 @@
 //! - `sortlab sort`: sort a file with a registered algorithm (`sortlab_registry::ALGOS`) on
 //!   the CPU or GPU engine ([`engine`]);
 //! - `sortlab check`: sorted / k-sorted / equal / permutation checks and the radius;
-//! - `sortlab bench`: benchmark suites ([`bench`]) with a table and JSON Lines output;
+//! - `sortlab bench`: benchmark suites ([`mod@bench`]) with a table and JSON Lines output;
 //! - `sortlab reproduce`: a source paper's experiment as Markdown tables, SVG figures
 //!   ([`plot`]) and JSON Lines rows.
 //!

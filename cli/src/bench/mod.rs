@@ -1,4 +1,4 @@
-//! `sortlab bench`: the benchmark suites ([`suites`]), timed as [`timing`] says, written as
+//! `sortlab bench`: the benchmark suites ([`suites`]), timed as `timing` says, written as
 //! [`row`]s (a table on stdout, JSON Lines with `--json`).
 //!
 //! Adding a suite is a file in `suites/`, one arm in [`run`] and its name in [`SUITES`].
@@ -7,7 +7,7 @@ mod filter;
 pub mod row;
 mod setup;
 pub mod suites;
-pub(crate) mod timing;
+pub mod timing;
 
 use crate::args::BenchArgs;
 use crate::error::CliError;

@@ -1,17 +1,17 @@
 //! How every benchmark of the command times a call (`sortlab bench` suites and `sortlab
 //! reproduce`), DESIGN.md section 6.
 //!
-//! - CPU: [`time_cpu`], the wall clock around the call alone, one warm-up call first.
-//! - GPU: CUDA events around the device-resident call alone ([`time_gpu_slots`] and its
-//!   forms), after [`WARMUP_CALLS`] untimed calls, with room reserved in the memory pool first
-//!   ([`reserve_room`]).
+//! - CPU: `time_cpu`, the wall clock around the call alone, one warm-up call first.
+//! - GPU: CUDA events around the device-resident call alone (`time_gpu_slots` and its
+//!   forms), after `WARMUP_CALLS` untimed calls, with room reserved in the memory pool first
+//!   (`reserve_room`).
 //! - Rotating slots, as the CUB anchors do: each row keeps `k` copies ("slots") of what a call
-//!   reads and writes, `k` slots spanning at least three times the L2 cache ([`slot_count`]),
+//!   reads and writes, `k` slots spanning at least three times the L2 cache (`slot_count`),
 //!   timed call `r` on slot `r % k`. A call then never finds its data still in L2 from an earlier
 //!   call or the upload, so a small input is timed from device memory as a large one is. A slot
 //!   whose input a call overwrites (an in-place sort) is restored from the pristine copy right
 //!   after each use, untimed.
-//! - Every form reports the [`median`] of the timed calls.
+//! - Every form reports the `median` of the timed calls.
 
 use std::time::Instant;
 

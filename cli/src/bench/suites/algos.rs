@@ -2,7 +2,7 @@
 //! keys and key-value pairs, with the device-to-device copy rate of the same bytes measured in
 //! the same run as the bound, and the CPU twin beside them up to `CPU_MAX_LEN` (2^24) keys.
 //!
-//! Timing ([`crate::bench::timing`]): three warm-up calls (the first compiles the modules), then
+//! Timing (`bench::timing`): three warm-up calls (the first compiles the modules), then
 //! `--reps` calls timed with CUDA events over rotating slots, an in-place sort's input restored
 //! from a pristine device copy outside the timed region; the median is reported. The last output
 //! is checked (sorted, or interval order for the approximate sort) so a wrong result is never

@@ -1,5 +1,5 @@
 //! One file per benchmark suite; [`algos`] runs the algorithm crates' suites (`radix`,
-//! `approxsort`, `roughsort`) over their shared [`point`]s.
+//! `approxsort`, `roughsort`) over their shared points (`point.rs`).
 
 pub mod algos;
 mod approxsort;

@@ -5,7 +5,7 @@
 //! `DeviceReduce` and `DeviceScan`: the result stays on the device (`reduce_sum_into`,
 //! `scan_with_scratch`) and temporary memory is the caller's, allocated once (host work per call,
 //! module lookup and launch checks, is inside the timed region). Inputs and outputs rotate over
-//! slots spanning three L2 caches ([`crate::bench::timing`]), and each reduction's result is
+//! slots spanning three L2 caches (`bench::timing`), and each reduction's result is
 //! checked against the CPU after the timing. Bytes counted: a reduction reads `n` keys; a scan
 //! reads and writes `n` keys; the copy reads and writes `n` keys.
 //!
