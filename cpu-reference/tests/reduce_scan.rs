@@ -2,12 +2,15 @@
 //! direction, at edge lengths and past the parallel threshold. Integers, min, max and max/min
 //! scans must match exactly (bits); float sums within `m * eps * sum(|x|)` of the exact
 //! (compensated f64) sum, and bit for bit where the input fits in one chunk (same order).
+//! Inputs are drawn by `sortlab_verify::rng_for(test name)`: the seed is printed, and
+//! `SORTLAB_SEED` reproduces a run.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sortlab_cpu_reference::{reduce, scan};
 use sortlab_primitives::scan::{Direction, ScanKind, ScanOp};
 use sortlab_primitives::{KeyBits, ReduceKey, SortKey};
+use sortlab_verify::rng_for;
 
 const LENGTHS: &[usize] = &[
     0,
@@ -23,20 +26,6 @@ const LENGTHS: &[usize] = &[
     3 * scan::CHUNK + 5,
     1_000_007,
 ];
-
-fn rng() -> ChaCha8Rng {
-    let s = std::env::var("SORTLAB_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("seed = {s} (set SORTLAB_SEED={s} to reproduce)");
-    ChaCha8Rng::seed_from_u64(s)
-}
 
 fn eps<K: SortKey>() -> f64 {
     match (K::IS_FLOAT, K::SIZE) {
@@ -262,7 +251,7 @@ fn check_scan<K: ReduceKey>(rng: &mut ChaCha8Rng) {
 
 #[test]
 fn reduce_matches_loops_for_every_key_type() {
-    let mut r = rng();
+    let mut r = rng_for("reduce_scan::reduce_matches_loops_for_every_key_type");
     check_reduce::<u32>(&mut r);
     check_reduce::<i32>(&mut r);
     check_reduce::<f32>(&mut r);
@@ -273,7 +262,7 @@ fn reduce_matches_loops_for_every_key_type() {
 
 #[test]
 fn scan_matches_loops_for_every_key_type() {
-    let mut r = rng();
+    let mut r = rng_for("reduce_scan::scan_matches_loops_for_every_key_type");
     check_scan::<u32>(&mut r);
     check_scan::<i32>(&mut r);
     check_scan::<f32>(&mut r);
