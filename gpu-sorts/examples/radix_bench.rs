@@ -25,44 +25,10 @@ use sortlab_gpu_sorts::radix::{
     self, tuning, FastPolicy, PassShape, RadixOptions, RadixVariant, RankMatch,
 };
 use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer, KeyBits, SortKey};
+use sortlab_verify::seed::derive;
+use sortlab_verify::{generate, seed, Pattern};
 
 type Res<T> = Result<T, Box<dyn Error>>;
-
-/// SplitMix64: fast, good enough for benchmark inputs.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Pattern {
-    /// Integers uniform in 0..2^31 (the papers' and the CUB anchor's).
-    Uniform,
-    /// Random bits.
-    FullRange,
-    /// Every key the same.
-    AllEqual,
-    /// Ascending 0, 1, 2, ...
-    Ascending,
-}
-
-fn generate<K: SortKey>(n: usize, pattern: Pattern, seed: u64) -> Vec<K> {
-    let mut s = seed;
-    (0..n)
-        .map(|i| {
-            let r = splitmix(&mut s);
-            match pattern {
-                Pattern::Uniform => K::from_f64((r >> 33) as f64),
-                Pattern::FullRange => K::from_le_slice(&r.to_le_bytes()[..K::SIZE]),
-                Pattern::AllEqual => K::from_f64(12345.0),
-                Pattern::Ascending => K::from_f64(i as f64),
-            }
-        })
-        .collect()
-}
 
 /// Order-independent digest of keys (wrapping sums of the bits and their squares).
 fn digest<K: SortKey>(keys: &[K]) -> (u64, u64) {
@@ -92,7 +58,7 @@ struct Input<K: SortKey> {
 
 impl<K: SortKey> Input<K> {
     fn new(gpu: &Gpu, n: usize, pattern: Pattern) -> Res<Self> {
-        let host = generate::<K>(n, pattern, n as u64 ^ 0x5eed);
+        let host = generate::<K>(pattern, n, derive(seed(), n as u64));
         let digest = digest(&host);
         let idx: Vec<u32> = (0..n as u32).collect();
         Ok(Input {

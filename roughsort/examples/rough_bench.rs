@@ -4,9 +4,9 @@
 //! Environment: `ROUGH_LOG2` (default 28) the length's log2, `ROUGH_K` (comma-separated, default
 //! `16,256,4096`) the radii, `ROUGH_REPS` (default 7) the timed runs (median printed),
 //! `ROUGH_SCALE` (default 1) the keys' spacing. Input: `0, s, 2s, ...` (s = `ROUGH_SCALE`) with
-//! every other block of `k + 1` keys shuffled and its ends swapped (radius exactly `k`, as
-//! `sortlab-verify`'s `k-sorted:K` pattern for s = 1); a larger spacing spreads a window's keys
-//! over more bits (s = 16 fills 32 bits at 2^28 keys). `ROUGH_PAIRS=1` times `rough_sort_pairs`
+//! blocks of `k + 1` keys shuffled and their ends swapped (radius exactly `k`:
+//! `sortlab-verify`'s `k-sorted:K` pattern for s = 1, seeded by `SORTLAB_SEED`); a larger
+//! spacing spreads a window's keys over more bits (s = 16 fills 32 bits at 2^28 keys). `ROUGH_PAIRS=1` times `rough_sort_pairs`
 //! (`u32` values) instead, printing every run's time, the host's time inside the call and the
 //! buffers' addresses (where the sorted keys and values came from and went to);
 //! `ROUGH_RESERVE_GIB=G` first makes G GiB of room in the memory pool (`Gpu::reserve_pool`).
@@ -22,31 +22,13 @@ use sortlab_roughsort::{
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
-/// xorshift64* (Vigna): a fast generator, good enough for benchmark inputs; `state` nonzero.
-fn next(state: &mut u64) -> u64 {
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-}
-
-/// `0, scale, 2 scale, ...` (n keys) with radius exactly `k` (for `0 < k < n`).
+/// `0, scale, 2 scale, ...` (n keys) with radius exactly `k`: `sortlab-verify`'s k-sorted
+/// generator (the `k-sorted:K` pattern), spaced by `scale`.
 fn k_sorted(n: usize, k: usize, scale: u32, seed: u64) -> Vec<u32> {
-    let mut v: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(scale)).collect();
-    let mut s = seed;
-    let block = k + 1;
-    for b in 0..n / block {
-        if b > 0 && next(&mut s) & 1 == 0 {
-            continue;
-        }
-        let at = b * block;
-        v.swap(at, at + k);
-        for i in (1..k.saturating_sub(1)).rev() {
-            let j = (next(&mut s) % (i as u64 + 1)) as usize;
-            v.swap(at + 1 + i, at + 1 + j);
-        }
-    }
-    v
+    sortlab_verify::k_sorted::<u32>(n, k, seed)
+        .into_iter()
+        .map(|x| x.wrapping_mul(scale))
+        .collect()
 }
 
 /// An error unless `out` is `0, scale, 2 scale, ...`, the sorted input of radius `k`.
@@ -94,7 +76,7 @@ fn time_pairs(gpu: &Gpu, n: usize, ks: &[usize], reps: usize, scale: u32) -> Res
         println!("memory pool: {} MiB of room reserved first", room >> 20);
     }
     for &k in ks {
-        let host = k_sorted(n, k, scale, 42);
+        let host = k_sorted(n, k, scale, sortlab_verify::seed());
         let pristine = DeviceBuffer::from_host(gpu, &host)?;
         let mut keys = pristine.try_clone()?;
         let mut values = pristine_v.try_clone()?;
@@ -147,7 +129,7 @@ fn main() -> Res<()> {
         gpu.info().name
     );
     for k in ks {
-        let host = k_sorted(n, k, scale, 42);
+        let host = k_sorted(n, k, scale, sortlab_verify::seed());
         let pristine = DeviceBuffer::from_host(&gpu, &host)?;
         let found = radius(&gpu, &pristine, Order::Ascending)?;
         if found != k {

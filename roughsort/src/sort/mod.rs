@@ -249,11 +249,28 @@ impl SortCtx<'_> {
         }
     }
 
-    /// `sort_windows` from (`in_k`, `in_v`) to (`out_k`, `out_v`).
-    fn windows<K, V>(
+    /// The arguments `sort_windows` and `merge_pass` begin with: `(in keys, out keys, in values,
+    /// out values, n, flip)`.
+    fn in_out_args<K, V>(
         &self,
         (in_k, in_v): (DevicePtr<K>, Option<DevicePtr<V>>),
         (out_k, out_v): (DevicePtr<K>, Option<DevicePtr<V>>),
+    ) -> KernelArgs {
+        let mut args = KernelArgs::new();
+        args.ptr(in_k)
+            .ptr(out_k)
+            .push(ptr_or_null(in_v))
+            .push(ptr_or_null(out_v))
+            .push(self.n as u64)
+            .push(self.flip);
+        args
+    }
+
+    /// `sort_windows` from (`in_k`, `in_v`) to (`out_k`, `out_v`).
+    fn windows<K, V>(
+        &self,
+        input: (DevicePtr<K>, Option<DevicePtr<V>>),
+        output: (DevicePtr<K>, Option<DevicePtr<V>>),
         p: &Windows,
     ) -> Result<()> {
         let shared = self.window_shared_bytes();
@@ -261,14 +278,8 @@ impl SortCtx<'_> {
             .gpu
             .exact_grid(self.n.div_ceil(p.tile_out), "sort_windows")?;
         let kernel = self.module.kernel("sort_windows")?;
-        let mut args = KernelArgs::new();
-        args.ptr(in_k)
-            .ptr(out_k)
-            .push(ptr_or_null(in_v))
-            .push(ptr_or_null(out_v))
-            .push(self.n as u64)
-            .push(self.flip)
-            .push(p.before as u64)
+        let mut args = self.in_out_args(input, output);
+        args.push(p.before as u64)
             .push(p.after as u64)
             .push(p.tile_out as u64)
             .push(p.run_half as u32)
@@ -318,8 +329,8 @@ impl SortCtx<'_> {
     /// One merge pass `(run, offset)` from (`in_k`, `in_v`) to (`out_k`, `out_v`).
     fn merge<K, V>(
         &self,
-        (in_k, in_v): (DevicePtr<K>, Option<DevicePtr<V>>),
-        (out_k, out_v): (DevicePtr<K>, Option<DevicePtr<V>>),
+        input: (DevicePtr<K>, Option<DevicePtr<V>>),
+        output: (DevicePtr<K>, Option<DevicePtr<V>>),
         (run, offset): (usize, usize),
         splits: &DeviceBuffer<u64>,
     ) -> Result<()> {
@@ -327,7 +338,7 @@ impl SortCtx<'_> {
         let threads = self.policy.merge_threads;
         let partition = self.module.kernel("merge_partition")?;
         let mut args = KernelArgs::new();
-        args.ptr(in_k)
+        args.ptr(input.0)
             .push(self.n as u64)
             .push(self.flip)
             .push(run as u64)
@@ -342,16 +353,8 @@ impl SortCtx<'_> {
         // thread b writes index b < tiles only.
         unsafe { partition.launch(LaunchConfig::linear(blocks, threads), &args)? };
         let merge = self.module.kernel("merge_pass")?;
-        let mut args = KernelArgs::new();
-        args.ptr(in_k)
-            .ptr(out_k)
-            .push(ptr_or_null(in_v))
-            .push(ptr_or_null(out_v))
-            .push(self.n as u64)
-            .push(self.flip)
-            .push(run as u64)
-            .push(offset as u64)
-            .ptr(splits.ptr());
+        let mut args = self.in_out_args(input, output);
+        args.push(run as u64).push(offset as u64).ptr(splits.ptr());
         let blocks = self.gpu.exact_grid(tiles, "merge_pass")?;
         // SAFETY: arguments match `merge_pass(const KEY_T*, KEY_T*, const Value*, Value*, u64,
         // Bits, u64, u64, const u64*)`; input and output are distinct buffers of n keys (and n
