@@ -50,43 +50,37 @@ pub(crate) fn sort(gpu: &Gpu, job: &Job, at: &Addrs) -> Result<()> {
     } else {
         0
     };
-    let key = &job.key;
     let n = job.n as u64;
-    let mut bit = job.begin;
-    while bit < job.end {
-        let width = SATISH_RADIX_BITS.min(job.end - bit);
+    let (caller, tmp) = ((at.keys, at.values), (tmp_keys.addr(), tmp_values));
+    // Both kernels take (source keys, values, destination keys, values, n, tiles, bit, width,
+    // the key maps, counts, offsets).
+    let args = |(src_k, src_v): (u64, u64), (dst_k, dst_v): (u64, u64), bit: u32, width: u32| {
         let mut args = KernelArgs::new();
-        args.push(at.keys)
-            .push(at.values)
-            .ptr(tmp_keys)
-            .push(tmp_values)
+        args.push(src_k)
+            .push(src_v)
+            .push(dst_k)
+            .push(dst_v)
             .push(n)
             .push(l.tiles)
             .push(bit)
             .push(width);
-        key.push_maps(&mut args);
+        job.key.push_maps(&mut args);
         args.ptr(counts).ptr(offsets);
+        args
+    };
+    let mut bit = job.begin;
+    while bit < job.end {
+        let width = SATISH_RADIX_BITS.min(job.end - bit);
         // SAFETY: arguments match `satish_local_sort(const Key*, const Value*, Key*, Value*,
         // u64, u64, u32, u32, Key, Key, Key, u64*, u32*)`; keys (values, or null) and the
         // temporary buffers hold n words; counts and offsets hold 16 per tile; the grid strides
         // over tiles.
-        unsafe { local.launch(cfg, &args)? };
+        unsafe { local.launch(cfg, &args(caller, tmp, bit, width))? };
         digit_scan::scan(gpu, counts, DIGITS as u64 * l.tiles, l.totals.ptr(s))?;
-        let mut args = KernelArgs::new();
-        args.ptr(tmp_keys)
-            .push(tmp_values)
-            .push(at.keys)
-            .push(at.values)
-            .push(n)
-            .push(l.tiles)
-            .push(bit)
-            .push(width);
-        key.push_maps(&mut args);
-        args.ptr(counts).ptr(offsets);
         // SAFETY: arguments match `satish_scatter(const Key*, const Value*, Key*, Value*, u64,
-        // u64, u32, u32, Key, Key, Key, const u64*, const u32*)`; sizes as above; the scanned counts
-        // place every key at a distinct position < n.
-        unsafe { scatter.launch(cfg, &args)? };
+        // u64, u32, u32, Key, Key, Key, const u64*, const u32*)`; sizes as above; the scanned
+        // counts place every key at a distinct position < n.
+        unsafe { scatter.launch(cfg, &args(tmp, caller, bit, width))? };
         bit += width;
     }
     Ok(())
