@@ -154,6 +154,24 @@ impl Kernels {
         unsafe { k.launch(cfg, args) }
     }
 
+    /// A grid-stride launch of `name` over `items`: `threads` a block, at most `per_sm` blocks a
+    /// multiprocessor, no dynamic shared memory.
+    ///
+    /// # Safety
+    /// As [`Kernels::launch`].
+    pub(crate) unsafe fn launch_over(
+        &self,
+        name: &str,
+        items: usize,
+        threads: u32,
+        per_sm: u32,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        let grid = self.gpu.grid_stride_blocks(items, threads, per_sm);
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch(name, grid, threads, 0, args) }
+    }
+
     /// Zeroes up to three ranges of `u64` words, `(start, words)` each, in one launch.
     pub(crate) fn zero_words(&self, ranges: &[(DevicePtr<u64>, usize)]) -> Result<()> {
         assert!(ranges.len() <= 3, "zero_words takes at most three ranges");
@@ -172,12 +190,11 @@ impl Kernels {
         // SAFETY: `zero_words(u64*, u64, u64*, u64, u64*, u64)`; each of the caller's ranges
         // holds its number of words (absent ones are empty).
         unsafe {
-            self.launch(
+            self.launch_over(
                 "zero_words",
-                self.gpu
-                    .grid_stride_blocks(total, p.reduce_threads, p.reduce_blocks_per_sm),
+                total,
                 p.reduce_threads,
-                0,
+                p.reduce_blocks_per_sm,
                 &args,
             )
         }

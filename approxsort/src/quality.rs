@@ -76,12 +76,11 @@ impl ApproxResult {
         // SAFETY: `radius_distances(const KEY_T*, const KEY_T*, u64, Bits, u64*)`: lr and rl
         // hold n keys, reads stay in 0..=i; result is one zeroed word.
         unsafe {
-            kern.launch(
+            kern.launch_over(
                 "radius_distances",
-                kern.gpu
-                    .grid_stride_blocks(n, p.reduce_threads, p.reduce_blocks_per_sm),
+                n,
                 p.reduce_threads,
-                0,
+                p.reduce_blocks_per_sm,
                 &args,
             )?
         };

@@ -18,7 +18,7 @@
 
 use sortlab_primitives::scan::{scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};
 use sortlab_primitives::{
-    DeviceBuffer, Error, Gpu, KernelArgs, KeyBits, Order, Result, SortKey, SortValue,
+    DeviceBuffer, DevicePtr, Error, Gpu, KernelArgs, KeyBits, Order, Result, SortKey, SortValue,
 };
 
 use crate::kernels::Kernels;
@@ -281,45 +281,37 @@ fn refine_impl<K: SortKey, V: SortValue>(
             )?
         };
         if block_cap > 0 {
-            let mut args = KernelArgs::new();
-            args.ptr(block_list.ptr())
-                .ptr(counts.ptr())
-                .push(src.k)
-                .push(src.v)
-                .push(b.k)
-                .push(b.v)
-                .push(flip);
             // SAFETY: `sort_block_list(const u64*, const u64*, const KEY_T*, const Value*,
             // KEY_T*, Value*, Bits)`: reads min(count, cap) entries (the kernel reads the
             // count, which never exceeds the cap), each a segment of at most sort_tile keys
             // inside 0..n.
             unsafe {
-                kern.launch(
+                launch_list(
+                    &kern,
                     "sort_block_list",
-                    gpu.grid_stride_blocks(block_cap, 1, LIST_BLOCKS_PER_SM),
-                    p.sort_threads,
-                    0,
-                    &args,
+                    &block_list,
+                    counts.ptr(),
+                    block_cap,
+                    src,
+                    b,
+                    Some(flip),
                 )?
             };
         }
         if copy_cap > 0 && !in_b {
-            let mut args = KernelArgs::new();
-            args.ptr(copy_list.ptr())
-                .ptr(counts.ptr().offset(2))
-                .push(src.k)
-                .push(src.v)
-                .push(b.k)
-                .push(b.v);
             // SAFETY: `copy_list(const u64*, const u64*, const KEY_T*, const Value*, KEY_T*,
-            // Value*)`: segments inside 0..n, from A to B (distinct buffers).
+            // Value*)`: segments inside 0..n, from A to B (distinct buffers); the count is the
+            // third word.
             unsafe {
-                kern.launch(
+                launch_list(
+                    &kern,
                     "copy_list",
-                    gpu.grid_stride_blocks(copy_cap, 1, LIST_BLOCKS_PER_SM),
-                    p.sort_threads,
-                    0,
-                    &args,
+                    &copy_list,
+                    counts.ptr().offset(2),
+                    copy_cap,
+                    src,
+                    b,
+                    None,
                 )?
             };
         }
@@ -358,6 +350,39 @@ fn refine_impl<K: SortKey, V: SortValue>(
         std::mem::swap(*v, &mut out_v);
     }
     Ok(stats)
+}
+
+/// Launches the list kernel `name` (`sort_block_list` with `flip`, `copy_list` without): one
+/// block per entry of `list` (at most `cap`; the count at `count`), from `src` into `dst`.
+///
+/// # Safety
+/// As [`Kernels::launch`] for the kernel's parameters `(list, count, src keys, src values, dst
+/// keys, dst values[, flip])`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn launch_list(
+    kern: &Kernels,
+    name: &str,
+    list: &DeviceBuffer<u64>,
+    count: DevicePtr<u64>,
+    cap: usize,
+    src: Side,
+    dst: Side,
+    flip: Option<u64>,
+) -> Result<()> {
+    let mut args = KernelArgs::new();
+    args.ptr(list.ptr())
+        .ptr(count)
+        .push(src.k)
+        .push(src.v)
+        .push(dst.k)
+        .push(dst.v);
+    if let Some(f) = flip {
+        args.push(f);
+    }
+    let p = &kern.policy;
+    let grid = kern.gpu.grid_stride_blocks(cap, 1, LIST_BLOCKS_PER_SM);
+    // SAFETY: forwarded to the caller.
+    unsafe { kern.launch(name, grid, p.sort_threads, 0, &args) }
 }
 
 /// One bucket pass over the `large` segments (sorted, disjoint) from `src` into `dst`;
@@ -409,15 +434,7 @@ fn bucket_pass<K: SortKey>(
     args.ptr(segs_d.ptr()).push(nsegs as u32).ptr(counts.ptr());
     // SAFETY: `seg_init(const u64*, u32, u64*)`: writes the phantom entry (first - 1 < total)
     // of each of nsegs segments.
-    unsafe {
-        kern.launch(
-            "seg_init",
-            kern.gpu.grid_stride_blocks(nsegs, p.block_threads, 1),
-            p.block_threads,
-            0,
-            &args,
-        )?
-    };
+    unsafe { kern.launch_over("seg_init", nsegs, p.block_threads, 1, &args)? };
     let tile_grid = gpu.grid_stride_blocks(ntiles, 1, p.blocks_per_sm * 2);
     let mut args = KernelArgs::new();
     args.ptr(tiles_d.ptr())

@@ -48,15 +48,7 @@ pub(crate) fn build_splitters<K: SortKey>(
         .ptr(sample.ptr());
     // SAFETY: `sample_gather(const KEY_T*, u64, u64, u64, u64, KEY_T*)`: positions are < n
     // (every key when s >= n, else floor(h * n / 2^64)); writes sample[0..s).
-    unsafe {
-        kern.launch(
-            "sample_gather",
-            kern.gpu.grid_stride_blocks(s, p.block_threads, 4),
-            p.block_threads,
-            0,
-            &args,
-        )?
-    };
+    unsafe { kern.launch_over("sample_gather", s, p.block_threads, 4, &args)? };
     let sort_opts = ApproxOptions {
         intervals: (s / SAMPLE_SORT_BUCKET).max(1),
         order: opts.order,
@@ -71,28 +63,11 @@ pub(crate) fn build_splitters<K: SortKey>(
         .push(out);
     // SAFETY: `pick_splitters(const KEY_T*, u64, u32, Bits, Bits*)`: reads sample[< s], writes
     // m - 1 words at `out` (the workspace holds m + 2 words and the table).
-    unsafe {
-        kern.launch(
-            "pick_splitters",
-            kern.gpu.grid_stride_blocks(m - 1, p.block_threads, 4),
-            p.block_threads,
-            0,
-            &args,
-        )?
-    };
+    unsafe { kern.launch_over("pick_splitters", m - 1, p.block_threads, 4, &args)? };
     let mut args = KernelArgs::new();
     args.push(out).push(m as u32);
     // SAFETY: `splitter_table(Bits*, u32)`: m >= 2; reads the m - 1 sorted splitters at `out`,
     // writes words m and m + 1 and SPLIT_TABLE + 1 u32 after them (the workspace's splitters
     // part holds them: Layout::new).
-    unsafe {
-        kern.launch(
-            "splitter_table",
-            kern.gpu
-                .grid_stride_blocks(SPLIT_TABLE + 1, p.block_threads, 1),
-            p.block_threads,
-            0,
-            &args,
-        )
-    }
+    unsafe { kern.launch_over("splitter_table", SPLIT_TABLE + 1, p.block_threads, 1, &args) }
 }

@@ -440,6 +440,34 @@ fn time_ms(reps: usize, mut f: impl FnMut(bool)) -> f64 {
     median(&mut v)
 }
 
+/// Kernel times of the keys `input` into `out` under `keys_policy` and of the pairs `(input,
+/// vin)` into `(out, vout)` under `pairs_policy` (`approx_sort_*into_with_policy`).
+fn time_into_policies(
+    reps: usize,
+    (input, vin, out, vout): (
+        &DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ),
+    o: &ApproxOptions,
+    keys_policy: ApproxPolicy,
+    pairs_policy: ApproxPolicy,
+) -> (f64, f64) {
+    let g = gpu();
+    let keys_ms = time_ms(reps, |run| {
+        if run {
+            approx_sort_into_with_policy(g, input, out, o, keys_policy).unwrap();
+        }
+    });
+    let pairs_ms = time_ms(reps, |run| {
+        if run {
+            approx_sort_pairs_into_with_policy(g, input, vin, out, vout, o, pairs_policy).unwrap();
+        }
+    });
+    (keys_ms, pairs_ms)
+}
+
 #[test]
 #[ignore = "needs a CUDA device (benchmark: prints kernel times)"]
 fn bench() {
@@ -603,27 +631,11 @@ fn bench() {
                 } else {
                     bt.to_string()
                 };
-                let ms = time_ms(reps, |run| {
-                    if run {
-                        approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
-                    }
-                });
-                row(
-                    &format!("approx keys into, policy {bt}x{items} {bps}/SM"),
-                    ms,
-                );
-                let ms = time_ms(reps, |run| {
-                    if run {
-                        approx_sort_pairs_into_with_policy(
-                            g, &input, &vin, &mut out, &mut vout, &o, p,
-                        )
-                        .unwrap();
-                    }
-                });
-                row(
-                    &format!("approx pairs into, policy {bt}x{items} {bps}/SM"),
-                    ms,
-                );
+                let bufs = (&input, &vin, &mut out, &mut vout);
+                let (keys_ms, pairs_ms) = time_into_policies(reps, bufs, &o, pk, p);
+                let what = format!("policy {bt}x{items} {bps}/SM");
+                row(&format!("approx keys into, {what}"), keys_ms);
+                row(&format!("approx pairs into, {what}"), pairs_ms);
             }
         }
         if log2 == 28 {
@@ -638,27 +650,11 @@ fn bench() {
                     wide_one_pass_max: one_pass,
                     ..ApproxPolicy::for_device(g, 4, 4)
                 };
-                let ms = time_ms(reps, |run| {
-                    if run {
-                        approx_sort_into_with_policy(g, &input, &mut out, &o, pk).unwrap();
-                    }
-                });
-                row(
-                    &format!("approx keys into, m={m} wide one pass to {one_pass}"),
-                    ms,
-                );
-                let ms = time_ms(reps, |run| {
-                    if run {
-                        approx_sort_pairs_into_with_policy(
-                            g, &input, &vin, &mut out, &mut vout, &o, p,
-                        )
-                        .unwrap();
-                    }
-                });
-                row(
-                    &format!("approx pairs into, m={m} wide one pass to {one_pass}"),
-                    ms,
-                );
+                let bufs = (&input, &vin, &mut out, &mut vout);
+                let (keys_ms, pairs_ms) = time_into_policies(reps, bufs, &o, pk, p);
+                let what = format!("m={m} wide one pass to {one_pass}");
+                row(&format!("approx keys into, {what}"), keys_ms);
+                row(&format!("approx pairs into, {what}"), pairs_ms);
             }
         }
         // Correctness of what was timed.

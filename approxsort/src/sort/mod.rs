@@ -45,6 +45,19 @@ fn check_len(what: &str, expected: usize, actual: usize) -> Result<()> {
     }
 }
 
+/// Checks the options and the length of the values (if any); whether there are values.
+fn check_call<V: SortValue>(
+    opts: &ApproxOptions,
+    n: usize,
+    values: Option<&DeviceBuffer<V>>,
+) -> Result<bool> {
+    opts.validate()?;
+    if let Some(v) = values {
+        check_len("values", n, v.len())?;
+    }
+    Ok(values.is_some())
+}
+
 /// The module and plan of one call.
 fn prepare<K: SortKey, V: SortValue>(
     gpu: &Gpu,
@@ -97,12 +110,8 @@ fn sort_in_place<K: SortKey, V: SortValue>(
     values: Option<&mut DeviceBuffer<V>>,
     opts: &ApproxOptions,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
     let n = keys.len();
-    if let Some(v) = &values {
-        check_len("values", n, v.len())?;
-    }
-    let with_values = values.is_some();
+    let with_values = check_call(opts, n, values.as_deref())?;
     let policy = default_policy::<K, V>(gpu, with_values);
     let (kern, plan) = prepare::<K, V>(gpu, n, with_values, opts, policy)?;
     let two = plan.two_pass();
@@ -151,12 +160,8 @@ fn sort_into<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
     policy: ApproxPolicy,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
     let n = keys_in.len();
-    let with_values = values_in.is_some();
-    if let Some(v) = values_in {
-        check_len("values", n, v.len())?;
-    }
+    let with_values = check_call(opts, n, values_in)?;
     let what = if with_values { "output keys" } else { "output" };
     check_len(what, n, keys_out.len())?;
     if let Some(v) = &values_out {
@@ -187,12 +192,8 @@ fn sort_with_scratch<K: SortKey, V: SortValue>(
     opts: &ApproxOptions,
     scratch: &mut DeviceBuffer<u8>,
 ) -> Result<ApproxResult> {
-    opts.validate()?;
     let n = keys.len();
-    if let Some(v) = &values {
-        check_len("values", n, v.len())?;
-    }
-    let with_values = values.is_some();
+    let with_values = check_call(opts, n, values.as_deref())?;
     let layout = Layout::<K, V>::new(n, opts, with_values, true)?;
     let ws = Scratch::get(gpu, Some(scratch), layout.bytes, "approx_sort_with_scratch")?;
     let policy = default_policy::<K, V>(gpu, with_values);

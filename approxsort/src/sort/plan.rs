@@ -108,22 +108,26 @@ pub(crate) enum Plan {
     Paper,
     /// Per-key warp-aggregated global atomics (too many intervals for shared memory).
     Global,
-    /// Count per chunk (each chunk counted by `split` blocks), then a scatter of `tiles`: one
-    /// pass into the intervals (`f == 1`), or a coarse pass into `coarse` bins of `f` intervals
-    /// each and a fine pass with claims. `grid` blocks own one chunk of `chunk` keys each in the
-    /// count and (coarse) passes.
-    Scatter {
-        tiles: Tiles,
-        f: usize,
-        coarse: usize,
-        grid: usize,
-        chunk: usize,
-        split: usize,
-        /// The coarse bins from the keys' leading bits where they spread (wide tiles, equal
-        /// widths; see `approx_wide_lead` in kernels/wide_scatter.cuh), else the count pass and chunked
-        /// coarse pass: chosen on the device.
-        lead: bool,
-    },
+    /// Count per chunk, then a tiled scatter (see [`Scatter`]).
+    Scatter(Scatter),
+}
+
+/// A tiled scatter: count per chunk (each chunk counted by `split` blocks), then a scatter of
+/// `tiles`: one pass into the intervals (`f == 1`), or a coarse pass into `coarse` bins of `f`
+/// intervals each and a fine pass with claims. `grid` blocks own one chunk of `chunk` keys each
+/// in the count and (coarse) passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scatter {
+    pub(crate) tiles: Tiles,
+    pub(crate) f: usize,
+    pub(crate) coarse: usize,
+    pub(crate) grid: usize,
+    pub(crate) chunk: usize,
+    pub(crate) split: usize,
+    /// The coarse bins from the keys' leading bits where they spread (wide tiles, equal widths;
+    /// see `approx_wide_lead` in kernels/wide_scatter.cuh), else the count pass and chunked
+    /// coarse pass: chosen on the device.
+    pub(crate) lead: bool,
 }
 
 /// The tiles of a scatter pass: the staged kernels' (`tile_items` keys, several blocks a
@@ -168,30 +172,30 @@ impl Tiles {
 impl Plan {
     /// Whether the scatter takes two passes (through the intermediate buffer).
     pub(crate) fn two_pass(self) -> bool {
-        matches!(self, Plan::Scatter { f, .. } if f > 1)
+        matches!(self, Plan::Scatter(s) if s.f > 1)
     }
     pub(crate) fn path(self) -> ApproxPath {
         match self {
             Plan::Empty => ApproxPath::Empty,
             Plan::Paper => ApproxPath::Paper,
             Plan::Global => ApproxPath::GlobalAtomics,
-            Plan::Scatter {
+            Plan::Scatter(Scatter {
                 tiles: Tiles::Staged,
                 f: 1,
                 ..
-            } => ApproxPath::SharedCounts,
-            Plan::Scatter {
+            }) => ApproxPath::SharedCounts,
+            Plan::Scatter(Scatter {
                 tiles: Tiles::Staged,
                 ..
-            } => ApproxPath::TwoPass,
-            Plan::Scatter {
+            }) => ApproxPath::TwoPass,
+            Plan::Scatter(Scatter {
                 tiles: Tiles::Wide,
                 f: 1,
                 ..
-            } => ApproxPath::WideOnePass,
-            Plan::Scatter {
+            }) => ApproxPath::WideOnePass,
+            Plan::Scatter(Scatter {
                 tiles: Tiles::Wide, ..
-            } => ApproxPath::WideTwoPass,
+            }) => ApproxPath::WideTwoPass,
         }
     }
 }
@@ -232,7 +236,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         return Ok(Plan::Global);
     }
     let (grid, chunk) = chunks(kern, n, Tiles::Staged, coarse);
-    Ok(Plan::Scatter {
+    Ok(Plan::Scatter(Scatter {
         tiles: Tiles::Staged,
         f,
         coarse,
@@ -240,7 +244,7 @@ pub(crate) fn plan(kern: &Kernels, n: usize, opts: &ApproxOptions) -> Result<Pla
         chunk,
         split: 1,
         lead: false,
-    })
+    }))
 }
 
 /// Words of the leading-bits path's device data: the bucket counts, the coarse bounds
@@ -373,7 +377,7 @@ fn wide_plan(kern: &Kernels, n: usize, opts: &ApproxOptions, optin: usize) -> Op
     let lead = opts.boundaries == Intervals::EqualWidth
         && f > 1
         && lead_fits(kern, n, m, coarse, coarse * grid + 1, optin);
-    Some(Plan::Scatter {
+    Some(Plan::Scatter(Scatter {
         tiles: Tiles::Wide,
         f,
         coarse,
@@ -381,7 +385,7 @@ fn wide_plan(kern: &Kernels, n: usize, opts: &ApproxOptions, optin: usize) -> Op
         chunk,
         split,
         lead,
-    })
+    }))
 }
 
 #[cfg(test)]

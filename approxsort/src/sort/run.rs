@@ -9,7 +9,7 @@ use crate::kernels::{Kernels, LEAD_BUCKETS, SCAN_SMALL_MAX};
 use crate::options::{ApproxOptions, ApproxVariant, Intervals};
 use crate::phases::Phases;
 use crate::result::ApproxResult;
-use crate::sort::plan::{lead_shared_bytes, lead_words, Layout, Lead, Plan, Tiles};
+use crate::sort::plan::{lead_shared_bytes, lead_words, Layout, Lead, Plan, Scatter, Tiles};
 
 /// Blocks per multiprocessor of the grid-stride kernels (global-atomic path, paper kernels).
 const STRIDE_BLOCKS_PER_SM: u32 = 4;
@@ -78,9 +78,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     // chunked scatter, zeroed by one launch.
     let mut boundaries = DeviceBuffer::<u64>::alloc(gpu, m + 1)?;
     let (matrix_len, lead) = match plan {
-        Plan::Scatter {
-            coarse, grid, lead, ..
-        } => (coarse * grid + 1, lead.then_some(coarse)),
+        Plan::Scatter(s) => (s.coarse * s.grid + 1, s.lead.then_some(s.coarse)),
         _ => (0, None),
     };
     // The count matrix, then (leading-bits path) its device data.
@@ -126,25 +124,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
             r.paper(&mut boundaries, &mut matrix, idx, off)?
         }
         Plan::Global => r.global(&mut boundaries, &mut matrix)?,
-        Plan::Scatter {
-            tiles,
-            f,
-            coarse,
-            grid,
-            chunk,
-            split,
-            ..
-        } => {
-            let shape = Scatter {
-                tiles,
-                f,
-                coarse,
-                grid,
-                chunk,
-                split,
-            };
-            r.scatter(shape, lead, &counters, &mut boundaries, matrix)?
-        }
+        Plan::Scatter(shape) => r.scatter(shape, lead, &counters, &mut boundaries, matrix)?,
     }
     drop(paper_mm);
     Ok(ApproxResult {
@@ -250,15 +230,11 @@ fn interval_map<K: SortKey, V: SortValue>(
             // (16-byte vectors only when the address is aligned), writes 2 Bits at `mm`
             // (zeroed above, inside the workspace).
             unsafe {
-                kern.launch(
+                kern.launch_over(
                     "approx_minmax",
-                    kern.gpu.grid_stride_blocks(
-                        n.div_ceil(vec),
-                        p.reduce_threads,
-                        p.reduce_blocks_per_sm,
-                    ),
+                    n.div_ceil(vec),
                     p.reduce_threads,
-                    0,
+                    p.reduce_blocks_per_sm,
                     &args,
                 )?
             };
@@ -276,17 +252,6 @@ fn interval_map<K: SortKey, V: SortValue>(
             Ok((buf.ptr().addr(), Some(buf)))
         }
     }
-}
-
-/// The shape of a tiled scatter (see [`Plan::Scatter`]).
-#[derive(Clone, Copy)]
-struct Scatter {
-    tiles: Tiles,
-    f: usize,
-    coarse: usize,
-    grid: usize,
-    chunk: usize,
-    split: usize,
 }
 
 impl<K: SortKey> Run<'_, K> {
@@ -643,12 +608,11 @@ pub(crate) fn copy_back(
     // SAFETY: `copy_pairs(const KEY_T*, const Value*, KEY_T*, Value*, u64)`; both ranges hold
     // n keys (values) and do not overlap (scratch and the caller's buffers).
     unsafe {
-        kern.launch(
+        kern.launch_over(
             "copy_pairs",
-            kern.gpu
-                .grid_stride_blocks(n, p.reduce_threads, p.reduce_blocks_per_sm),
+            n,
             p.reduce_threads,
-            0,
+            p.reduce_blocks_per_sm,
             &args,
         )
     }
