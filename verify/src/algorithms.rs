@@ -18,7 +18,7 @@ pub struct CpuUnstable;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuSeq;
 
-/// Implements [`SortAlgorithm`] for a type from a keys-only function and a key-value function
+/// Implements [`SortAlgorithm`](crate::SortAlgorithm) for a type from a keys-only function and a key-value function
 /// (host sorts such as the CPU engine's: `keys(&mut [K], Order)`, whose result is ignored, and
 /// `pairs(&mut [K], &mut [V], Order) -> Result<_, E: Display>`), with its name, stability and,
 /// optionally, its tile sizes.

@@ -8,7 +8,7 @@
 /// `lengths_descending`, `pairs_u32_ascending`, `pairs_u32_descending`,
 /// `pairs_u64_ascending`, `pairs_u64_descending`, `quickcheck`, and `large` (ignored; in
 /// this form it also needs `SORTLAB_LARGE=1`, see [`crate::suite::run_large_if_enabled`]).
-/// `expr` must evaluate to a [`SortAlgorithm`]; it is evaluated once per test, inside the
+/// `expr` must evaluate to a [`SortAlgorithm`](crate::SortAlgorithm); it is evaluated once per test, inside the
 /// generated module (which imports everything from the calling module with `use super::*`),
 /// so it may construct a device handle.
 ///

@@ -6,12 +6,12 @@
 //! | test | what |
 //! |---|---|
 //! | `patterns_{ascending,descending}` | every pattern of [`suite_patterns`] × [`pattern_lengths`] |
-//! | `lengths_{ascending,descending}` | every [`edge_lengths`] (with the algorithm's tiles) × uniform, and full-range up to 5000 |
+//! | `lengths_{ascending,descending}` | every [`edge_lengths`](crate::edge_lengths) (with the algorithm's tiles) × uniform, and full-range up to 5000 |
 //! | `pairs_{u32,u64}_{ascending,descending}` | key-value: patterns × [`pattern_lengths`], index values |
 //! | `quickcheck` | [`QUICKCHECK_TRIALS`] arbitrary `Vec<K>` from quickcheck, both orders, keys and pairs, shrunk on failure |
-//! | `large` (ignored) | [`large_lengths`] × uniform, both orders, and pairs at 2^20 + 3 |
+//! | `large` (ignored) | [`large_lengths`](crate::large_lengths) × uniform, both orders, and pairs at 2^20 + 3 |
 //!
-//! Each test derives its seed from its full name with [`seed_for`], so `SORTLAB_SEED=N`
+//! Each test derives its seed from its full name with [`seed_for`](crate::seed_for), so `SORTLAB_SEED=N`
 //! reproduces a run. The check functions ([`check_keys`], [`check_pairs`], and their `try_`
 //! and `verify_` forms) are public for tests of their own.
 //!
