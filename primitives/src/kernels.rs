@@ -20,6 +20,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/thread/type_traits.cuh"),
     ),
     (
+        "sortlab/thread/key_defines.cuh",
+        include_str!("../kernels/thread/key_defines.cuh"),
+    ),
+    (
         "sortlab/thread/merge_path.cuh",
         include_str!("../kernels/thread/merge_path.cuh"),
     ),

@@ -3,10 +3,8 @@
 //
 // Defines: KEY_T (the key's CUDA type), BLOCK_THREADS.
 #include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 256
 #endif

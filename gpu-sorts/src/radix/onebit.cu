@@ -17,16 +17,8 @@
 #include "sortlab/block/block_load_store.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_BITS_T
-#define KEY_BITS_T unsigned int
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
 #ifndef ONEBIT_THREADS
 #define ONEBIT_THREADS 256
 #endif

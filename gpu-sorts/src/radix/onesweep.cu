@@ -46,16 +46,8 @@
 // (L + 1) % 2 for launch L + 1 (launch L - 1, its last user, has finished by stream order).
 #include "sortlab/block/block_scan.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_BITS_T
-#define KEY_BITS_T unsigned int
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 384
 #endif

@@ -18,16 +18,8 @@
 //   SATISH_ITEMS                  keys per thread: a tile is SATISH_THREADS * SATISH_ITEMS
 //   SATISH_RADIX_BITS             digit width (1 to 8; the paper's is 4)
 #include "sortlab/block/block_radix_sort.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_BITS_T
-#define KEY_BITS_T unsigned int
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
 #ifndef SATISH_THREADS
 #define SATISH_THREADS 256
 #endif

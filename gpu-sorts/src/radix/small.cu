@@ -14,16 +14,8 @@
 #include "sortlab/block/block_radix_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_BITS_T
-#define KEY_BITS_T unsigned int
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
 #ifndef SMALL_THREADS
 #define SMALL_THREADS 256
 #endif

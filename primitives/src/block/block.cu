@@ -22,13 +22,8 @@
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_radix_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 128
 #endif

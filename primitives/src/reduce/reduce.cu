@@ -18,10 +18,8 @@
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/grid/last_block.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
 #ifndef SUM_T
 #define SUM_T unsigned long long
 #endif

@@ -24,10 +24,8 @@
 #include "sortlab/grid/tile_status.cuh"
 #include "sortlab/block/bulk_copy.cuh"
 #include "sortlab/warp/warp_reduce.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
 #ifndef SCAN_OP
 #define SCAN_OP 0
 #endif

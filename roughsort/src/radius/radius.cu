@@ -44,10 +44,8 @@
 #include "sortlab/warp/warp_reduce.cuh"
 #include "sortlab/block/block_reduce.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 256
 #endif

@@ -58,16 +58,8 @@
 #include "sortlab/warp/operators.cuh"
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 512
 #endif
