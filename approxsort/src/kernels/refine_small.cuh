@@ -109,6 +109,31 @@ __device__ __forceinline__ u32 staged_entry(const u32* off, u32 ne, u32 j) {
     return lo;
 }
 
+// Moves the chunk's staged keys (and values) between shared memory (sk, sv) and their segments'
+// places in global memory (k, v): in when ToStage, else out. Staged key j of entry t sits at
+// seg_start[t] + (j - key_off[t]).
+template <bool ToStage, typename GK, typename GV>
+__device__ __forceinline__ void move_staged(const u64* seg_start, const u32* key_off, u32 ne, u32 total, GK* k,
+                                            GV* v, Key* sk, Value* sv) {
+    (void)v;
+    (void)sv;
+    for (u32 j = threadIdx.x; j < total; j += BLOCK_THREADS) {
+        const u32 t = staged_entry(key_off, ne, j);
+        const u64 pos = seg_start[t] + (j - key_off[t]);
+        if constexpr (ToStage) {
+            sk[j] = k[pos];
+#if HAS_VALUES
+            sv[j] = v[pos];
+#endif
+        } else {
+            k[pos] = sk[j];
+#if HAS_VALUES
+            v[pos] = sv[j];
+#endif
+        }
+    }
+}
+
 // Entries e < `entries` of `bounds` (entries + 1 words), segment e = [bounds[e], bounds[e + 1]),
 // in chunks of CHUNK_ENTRIES per block: segments of at most 64 keys are loaded into shared
 // memory (coalesced), sorted there by one warp each (a bitonic network over the lanes) and
@@ -178,14 +203,7 @@ classify_sort_small(const u64* __restrict__ bounds, u64 entries, const Claim* __
             key_len[tid] = small;
         }
         __syncthreads();
-        for (u32 j = tid; j < total; j += BLOCK_THREADS) {
-            const u32 t = staged_entry(key_off, ne, j);
-            const u64 pos = seg_start[t] + (j - key_off[t]);
-            sk[j] = src_k[pos];
-#if HAS_VALUES
-            sv[j] = src_v[pos];
-#endif
-        }
+        move_staged<true>(seg_start, key_off, ne, total, src_k, src_v, sk, sv);
         __syncthreads();
         for (u32 t = warp; t < ne; t += BLOCK_THREADS / WARP_THREADS) {
             const u32 len = key_len[t];
@@ -197,14 +215,7 @@ classify_sort_small(const u64* __restrict__ bounds, u64 entries, const Claim* __
             }
         }
         __syncthreads();
-        for (u32 j = tid; j < total; j += BLOCK_THREADS) {
-            const u32 t = staged_entry(key_off, ne, j);
-            const u64 pos = seg_start[t] + (j - key_off[t]);
-            dst_k[pos] = sk[j];
-#if HAS_VALUES
-            dst_v[pos] = sv[j];
-#endif
-        }
+        move_staged<false>(seg_start, key_off, ne, total, dst_k, dst_v, sk, sv);
         __syncthreads();
     }
 }
