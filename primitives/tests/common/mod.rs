@@ -4,30 +4,15 @@
 //! Each test binary compiles this module on its own and uses part of it.
 #![allow(dead_code)]
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sortlab_primitives::runtime::compile;
 use sortlab_primitives::{Defines, Gpu, KernelSource, KeyBits, SortKey};
 
-/// The seed of a test: `SORTLAB_SEED` if set, else the clock; printed with how to reproduce.
-pub fn seed(test: &str) -> u64 {
-    let s = std::env::var("SORTLAB_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("{test}: seed = {s} (set SORTLAB_SEED={s} to reproduce)");
-    s
-}
-
-/// A generator seeded with [`seed`].
-pub fn rng_for(test: &str) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed(test))
-}
+/// The seed of a test and a generator from it: the workspace's one seed helper, printed once
+/// and fixed with `SORTLAB_SEED` (`sortlab_verify::seed`).
+#[allow(unused_imports)]
+pub use sortlab_verify::{rng_for, seed_for as seed};
 
 /// Device 0 (the tests that call it are `#[ignore = "needs a CUDA device"]`).
 pub fn gpu() -> Gpu {
