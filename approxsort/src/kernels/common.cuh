@@ -86,16 +86,8 @@
 #include "sortlab/grid/last_block.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/block/block_radix_sort.cuh"
+#include "sortlab/thread/key_defines.cuh"
 
-#ifndef KEY_T
-#define KEY_T unsigned int
-#endif
-#ifndef HAS_VALUES
-#define HAS_VALUES 0
-#endif
-#ifndef VALUE_T
-#define VALUE_T unsigned int
-#endif
 #ifndef SMALL_OFFSETS
 #define SMALL_OFFSETS 1
 #endif
@@ -155,11 +147,8 @@
 
 typedef KEY_T Key;
 typedef sortlab::KeyBits<KEY_T> Map;
-// The word of the keys' ordered bits (KEY_BITS_T from Defines::key; the key's own by default):
-// every kernel takes the order as a flip word of this type (Order::flip).
-#ifndef KEY_BITS_T
-#define KEY_BITS_T Map::Bits
-#endif
+// The word of the keys' ordered bits (KEY_BITS_T from Defines::key): every kernel takes the
+// order as a flip word of this type (Order::flip).
 typedef KEY_BITS_T Bits;
 static_assert(sortlab::IsSame<Bits, Map::Bits>::value, "KEY_BITS_T must be the ordered-bits word of KEY_T");
 typedef VALUE_T Value;
