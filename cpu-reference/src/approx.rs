@@ -47,6 +47,8 @@
 //! # Ok::<(), sortlab_cpu_reference::Error>(())
 //! ```
 
+use std::fmt;
+
 use rayon::prelude::*;
 use sortlab_primitives::{KeyBits, Order, SortKey, SortValue};
 
@@ -69,32 +71,100 @@ pub const SAMPLE_SEED: u64 = 0x5EED_A995_0127_2011;
 /// (the golden ratio, as SplitMix64's own stream).
 pub const SAMPLE_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Which implementation runs (both give the same result on the CPU).
+/// Which implementation runs. One type for both engines: this CPU twin and the GPU's
+/// `sortlab_approxsort` (which re-exports it). Every variant puts every key into the same
+/// interval; only the order inside an interval and the speed differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ApproxVariant {
-    /// The paper's steps one after another on one thread: interval numbers and offsets of every
-    /// key in arrays, counts, an exclusive scan, a scatter.
+    /// As published. On the CPU: the paper's steps one after another on one thread (interval
+    /// numbers and offsets of every key in arrays, counts, an exclusive scan, a scatter). On
+    /// the GPU: a min-max reduction, a kernel that writes every key's interval and its offset
+    /// inside the interval (a global atomic increment per key) to device arrays, an exclusive
+    /// scan of the counts, and a scatter kernel reading both arrays back: 4 + 4 + 12 + 16 + 8
+    /// bytes of traffic per 4-byte key beyond the data itself.
     Paper,
-    /// Parallel (rayon): per-chunk counts, one scan, a parallel scatter.
+    /// As few passes over memory as the data allows. On the CPU (rayon): per-chunk counts, one
+    /// scan, a parallel scatter. On the GPU: min and max (one read); per-chunk counts in shared
+    /// memory with warp-aggregated atomics (one read); a scan; then a scatter whose tiles are
+    /// grouped by destination in shared memory first, so that the writes are runs of
+    /// consecutive places: one pass straight into the intervals when they are few
+    /// (`sortlab_approxsort::ApproxPolicy::direct_max_intervals`: 16 bytes per 4-byte key),
+    /// else a coarse pass into about `sqrt(intervals)` bins (each block at its own places from
+    /// the counts, no atomics) and a fine pass into the intervals (one global atomic per
+    /// interval and tile): 24 bytes per key. Past what shared memory holds (about 56,000
+    /// intervals on Hopper), warp-aggregated global atomics per key.
     #[default]
     Fast,
 }
 
-/// How interval boundaries are chosen.
+impl ApproxVariant {
+    /// Both variants.
+    pub const ALL: [ApproxVariant; 2] = [ApproxVariant::Paper, ApproxVariant::Fast];
+    /// Short name (`"paper"`, `"fast"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ApproxVariant::Paper => "paper",
+            ApproxVariant::Fast => "fast",
+        }
+    }
+}
+
+impl fmt::Display for ApproxVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How interval boundaries are chosen (both engines; see the module documentation for the
+/// exact interval of a key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Intervals {
-    /// Equal widths between the smallest and the largest key (the paper).
+    /// Equal widths between the smallest and the largest key, on the keys' ordered bits (the
+    /// paper's linear projection, in exact integer arithmetic). Skewed data (zipf, outliers)
+    /// fills few intervals; for floats the widths are equal in ordered-bit space, which is
+    /// logarithmic in value.
     #[default]
     EqualWidth,
-    /// Boundaries from a sorted random sample: about `n / intervals` keys per interval whatever
-    /// the distribution.
+    /// Boundaries from a sorted random sample ([`sample_len`] keys): about `n / intervals` keys
+    /// per interval whatever the distribution.
     Sampled,
 }
 
-/// Options of [`approx_sort`].
+impl Intervals {
+    /// Both modes.
+    pub const ALL: [Intervals; 2] = [Intervals::EqualWidth, Intervals::Sampled];
+    /// Short name (`"equal-width"`, `"sampled"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Intervals::EqualWidth => "equal-width",
+            Intervals::Sampled => "sampled",
+        }
+    }
+}
+
+impl fmt::Display for Intervals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Options of [`approx_sort`] (and of the GPU's `sortlab_approxsort::approx_sort`, which
+/// re-exports this type).
+///
+/// ```
+/// use sortlab_cpu_reference::approx::{ApproxOptions, ApproxVariant, Intervals};
+/// use sortlab_primitives::Order;
+/// let o = ApproxOptions { intervals: 90_000, order: Order::Descending, ..Default::default() };
+/// assert_eq!(o.variant, ApproxVariant::Fast);
+/// assert_eq!(o.boundaries, Intervals::EqualWidth);
+/// assert_eq!(ApproxOptions::default().intervals, 10_000);
+/// assert_eq!(ApproxVariant::Paper.to_string(), "paper");
+/// assert_eq!(Intervals::ALL.map(Intervals::name), ["equal-width", "sampled"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ApproxOptions {
-    /// Number of intervals, `1..=`[`MAX_INTERVALS`] (more than the number of keys is fine).
+    /// Number of intervals, `1..=`[`MAX_INTERVALS`]; more than the number of keys is fine (the
+    /// extra intervals are empty). 0 is an error.
     pub intervals: usize,
     /// Ascending (interval 0 holds the smallest keys) or descending.
     pub order: Order,
@@ -124,7 +194,8 @@ impl ApproxOptions {
         }
     }
 
-    fn validate(&self) -> Result<(), Error> {
+    /// [`Error::InvalidArgument`] for 0 intervals or more than [`MAX_INTERVALS`].
+    pub fn validate(&self) -> Result<(), Error> {
         if self.intervals == 0 {
             return Err(Error::InvalidArgument(
                 "approx_sort needs at least one interval (intervals = 0)".into(),

@@ -267,32 +267,16 @@ mod gpu {
         GPU.get_or_init(|| Gpu::new(0).expect("a CUDA device"))
     }
 
-    pub(super) fn to_gpu(o: &cpu::ApproxOptions) -> ax::ApproxOptions {
-        ax::ApproxOptions {
-            intervals: o.intervals,
-            order: o.order,
-            variant: match o.variant {
-                cpu::ApproxVariant::Paper => ax::ApproxVariant::Paper,
-                cpu::ApproxVariant::Fast => ax::ApproxVariant::Fast,
-            },
-            boundaries: match o.boundaries {
-                cpu::Intervals::EqualWidth => ax::Intervals::EqualWidth,
-                cpu::Intervals::Sampled => ax::Intervals::Sampled,
-            },
-        }
-    }
-
     /// One GPU case: keys and pairs, against the CPU twin; quality; refine.
     pub(super) fn gpu_case<K: SortKey>(
         input: &[K],
         opts: &cpu::ApproxOptions,
     ) -> Result<(), String> {
         let g = gpu();
-        let go = to_gpu(opts);
         let n = input.len();
         let e = |what: &str, x: sortlab_primitives::Error| format!("{what}: {x}");
         let mut d = DeviceBuffer::from_host(g, input).map_err(|x| e("upload", x))?;
-        let r = ax::approx_sort(g, &mut d, &go).map_err(|x| e("approx_sort", x))?;
+        let r = ax::approx_sort(g, &mut d, opts).map_err(|x| e("approx_sort", x))?;
         let out = d.to_host().map_err(|x| e("download", x))?;
         let b = r.boundaries_host().map_err(|x| e("boundaries", x))?;
         check_approx(input, &out, &b, opts)?;
@@ -318,7 +302,7 @@ mod gpu {
         let vals: Vec<u32> = (0..n as u32).collect();
         let mut dk = DeviceBuffer::from_host(g, input).map_err(|x| e("upload", x))?;
         let mut dv = DeviceBuffer::from_host(g, &vals).map_err(|x| e("upload", x))?;
-        let rp = ax::approx_sort_pairs(g, &mut dk, &mut dv, &go).map_err(|x| e("pairs", x))?;
+        let rp = ax::approx_sort_pairs(g, &mut dk, &mut dv, opts).map_err(|x| e("pairs", x))?;
         let (pk, pv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
         if rp.boundaries_host().unwrap() != b {
             return Err("pair boundaries differ from the keys'".into());
@@ -438,26 +422,6 @@ fn gpu_large_uniform_and_skewed() {
             gpu::gpu_case(&input, &opts)
                 .unwrap_or_else(|e| fail::<f64>("gpu large f64", pattern, n, seed, &opts, e));
         }
-    }
-}
-
-#[test]
-fn sampling_constants_match_the_cpu_twin() {
-    use sortlab_approxsort as ax;
-    assert_eq!(ax::SAMPLE_SEED, cpu::SAMPLE_SEED);
-    assert_eq!(ax::SAMPLE_STEP, cpu::SAMPLE_STEP);
-    assert_eq!(ax::SAMPLE_PER_INTERVAL, cpu::SAMPLE_PER_INTERVAL);
-    assert_eq!(ax::MAX_SAMPLE, cpu::MAX_SAMPLE);
-    assert_eq!(ax::DEFAULT_INTERVALS, cpu::DEFAULT_INTERVALS);
-    assert_eq!(ax::MAX_INTERVALS, cpu::MAX_INTERVALS);
-    for (n, m) in [
-        (0, 5),
-        (10, 1),
-        (1 << 30, 10_000),
-        (1 << 30, 1 << 30),
-        (7, 7),
-    ] {
-        assert_eq!(ax::sample_len(n, m), cpu::sample_len(n, m));
     }
 }
 

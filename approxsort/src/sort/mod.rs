@@ -8,7 +8,7 @@ mod run;
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Result, Scratch, SortKey, SortValue};
 
 use crate::kernels::Kernels;
-use crate::options::{ApproxOptions, Intervals};
+use crate::options::{self, ApproxOptions, Intervals};
 use crate::policy::ApproxPolicy;
 use crate::refine::refine;
 use crate::result::ApproxResult;
@@ -20,7 +20,7 @@ use run::{copy_back, run, Io};
 ///
 /// Errors: [`Error::InvalidArgument`] for invalid options or a size that overflows.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &ApproxOptions) -> Result<usize> {
-    opts.validate()?;
+    options::validate(opts)?;
     Ok(Layout::<K, u32>::new(n, opts, false, true)?.bytes)
 }
 
@@ -31,7 +31,7 @@ pub fn scratch_bytes_pairs<K: SortKey, V: SortValue>(
     n: usize,
     opts: &ApproxOptions,
 ) -> Result<usize> {
-    opts.validate()?;
+    options::validate(opts)?;
     Ok(Layout::<K, V>::new(n, opts, true, true)?.bytes)
 }
 
@@ -51,7 +51,7 @@ fn check_call<V: SortValue>(
     n: usize,
     values: Option<&DeviceBuffer<V>>,
 ) -> Result<bool> {
-    opts.validate()?;
+    options::validate(opts)?;
     if let Some(v) = values {
         check_len("values", n, v.len())?;
     }
@@ -399,7 +399,7 @@ pub fn approx_sort_host<K: SortKey>(
     keys: &mut [K],
     opts: &ApproxOptions,
 ) -> Result<Vec<usize>> {
-    opts.validate()?;
+    options::validate(opts)?;
     let mut d = DeviceBuffer::from_host(gpu, keys)?;
     let r = approx_sort(gpu, &mut d, opts)?;
     let b = r.boundaries_host()?;
@@ -417,7 +417,7 @@ pub fn approx_sort_pairs_host<K: SortKey, V: SortValue>(
     values: &mut [V],
     opts: &ApproxOptions,
 ) -> Result<Vec<usize>> {
-    opts.validate()?;
+    options::validate(opts)?;
     check_len("values", keys.len(), values.len())?;
     let mut dk = DeviceBuffer::from_host(gpu, keys)?;
     let mut dv = DeviceBuffer::from_host(gpu, values)?;
