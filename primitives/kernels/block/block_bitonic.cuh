@@ -4,8 +4,8 @@
 // ---- Device API --------------------------------------------------------------------------------
 //
 // BlockBitonicSort<Bits, Value, Threads, Items>
-//   Bits       u32 or u64: ordered key bits, ascending (sortlab::ordered_bits(key, descending)
-//              before, sortlab::key_from_ordered_bits<K>(bits, descending) after).
+//   Bits       u32 or u64: ordered key bits, ascending (sortlab::flip_bits(key, flip)
+//              before, sortlab::key_from_flipped_bits<K>(bits, flip) after).
 //   Value      the value type carried with each key, or sortlab::NullValue for keys only.
 //   Threads    threads per block, a power of two from 32 to 1024; Items keys per thread (any
 //              positive number: the tile need not be a power of two).

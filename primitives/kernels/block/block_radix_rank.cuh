@@ -5,7 +5,7 @@
 //
 // BlockRadixRank<Bits, Threads, Items, RadixBits>
 //   Bits       u32 or u64: ordered key bits (sortlab::KeyBits<K>::Bits, complemented for a
-//              descending sort: sortlab::ordered_bits(key, descending)).
+//              descending sort: sortlab::flip_bits(key, flip)).
 //   Threads    threads per block, a multiple of 32 (one-dimensional blocks, all of them call).
 //   Items      keys per thread, in the blocked arrangement (thread t holds tile elements
 //              t * Items .. t * Items + Items - 1). Threads * Items <= 65535 (16-bit counters).

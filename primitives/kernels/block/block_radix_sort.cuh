@@ -5,8 +5,8 @@
 //
 // BlockRadixSort<Bits, Value, Threads, Items, RadixBits>
 //   Bits       u32 or u64: ordered key bits, ascending. For keys K use
-//              sortlab::ordered_bits(key, descending) before and
-//              sortlab::key_from_ordered_bits<K>(bits, descending) after: a descending sort is
+//              sortlab::flip_bits(key, flip) before and
+//              sortlab::key_from_flipped_bits<K>(bits, flip) after: a descending sort is
 //              the ascending sort of complemented bits, so it is stable too.
 //   Value      the value type carried with each key (any plain type), or sortlab::NullValue for
 //              keys only.

@@ -51,19 +51,6 @@ template <> struct KeyBits<double> {
     }
 };
 
-// Bits of `k` in sort order `descending` (descending order is the complement of ascending).
-template <typename K>
-__device__ __forceinline__ typename KeyBits<K>::Bits ordered_bits(K k, bool descending) {
-    typename KeyBits<K>::Bits b = KeyBits<K>::to_bits(k);
-    return descending ? (typename KeyBits<K>::Bits)~b : b;
-}
-
-// The inverse of ordered_bits: the key whose bits in sort order `descending` are `b`.
-template <typename K>
-__device__ __forceinline__ K key_from_ordered_bits(typename KeyBits<K>::Bits b, bool descending) {
-    return KeyBits<K>::from_bits(descending ? (typename KeyBits<K>::Bits)~b : b);
-}
-
 // The order as every kernel receives it: a flip word of the key's bit width (`Order::flip` on
 // the host), 0 for ascending and all ones for descending. Bits of `k` in that order:
 template <typename K>
