@@ -1,0 +1,147 @@
+//! The property suite on every entry of the algorithm registry (`sortlab_registry::ALGOS`): its
+//! CPU engine (runs in CI) and, where it has one, its GPU engine (ignored without a CUDA device;
+//! run with `--include-ignored` on a CUDA machine, e.g. through scripts/gpu-check).
+//!
+//! An entry added to the registry fails `every_entry_is_switched_on` until it has its lines
+//! here: one `sort_suite!` for the CPU engine, one for the GPU engine where there is one.
+
+use std::sync::OnceLock;
+
+use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
+use sortlab_registry::{Algo, ALGOS};
+use sortlab_verify::SortAlgorithm;
+
+/// The engine a registry entry runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Cpu,
+    Gpu,
+}
+
+/// A registry entry on one engine, as a [`SortAlgorithm`] (keys only: the registry's entry
+/// points sort keys, so the pair tests pass without running).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    algo: &'static Algo,
+    engine: Engine,
+}
+
+/// The registered algorithm `name` on the CPU engine.
+fn cpu(name: &str) -> Entry {
+    entry(name, Engine::Cpu)
+}
+
+/// The registered algorithm `name` on the GPU engine.
+fn gpu(name: &str) -> Entry {
+    entry(name, Engine::Gpu)
+}
+
+fn entry(name: &str, engine: Engine) -> Entry {
+    let algo = sortlab_registry::find(name).unwrap_or_else(|| panic!("`{name}` is registered"));
+    Entry { algo, engine }
+}
+
+/// GPU 0, opened once for every GPU test of this file.
+fn device() -> Result<&'static Gpu, String> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::new(0).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl SortAlgorithm for Entry {
+    fn name(&self) -> String {
+        let engine = match self.engine {
+            Engine::Cpu => "cpu",
+            Engine::Gpu => "gpu",
+        };
+        format!("registry {} ({engine})", self.algo.name)
+    }
+    fn is_stable(&self) -> bool {
+        self.algo.stable
+    }
+    fn supports_pairs(&self) -> bool {
+        false
+    }
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
+        let missing = |what: &str| format!("{} has no {what} {} sort", self.algo.name, K::NAME);
+        match self.engine {
+            Engine::Cpu => {
+                let sort = self.algo.cpu_for::<K>().ok_or_else(|| missing("CPU"))?;
+                sort(keys, order);
+                Ok(())
+            }
+            Engine::Gpu => {
+                let sort = self.algo.gpu_for::<K>().ok_or_else(|| missing("GPU"))?;
+                let gpu = device()?;
+                let mut buf = DeviceBuffer::from_host(gpu, keys).map_err(|e| e.to_string())?;
+                sort(gpu, &mut buf, order).map_err(|e| e.to_string())?;
+                buf.copy_to_host(keys).map_err(|e| e.to_string())
+            }
+        }
+    }
+    fn sort_pairs<K: SortKey, V: SortValue>(
+        &self,
+        _keys: &mut [K],
+        _values: &mut [V],
+        _order: Order,
+    ) -> Result<(), String> {
+        Err(format!("{}: the registry sorts keys only", self.algo.name))
+    }
+}
+
+sortlab_verify::sort_suite!(reference_cpu, cpu("reference"));
+sortlab_verify::sort_suite!(reference_unstable_cpu, cpu("reference-unstable"));
+sortlab_verify::sort_suite!(reference_seq_cpu, cpu("reference-seq"));
+sortlab_verify::sort_suite!(reference_unstable_seq_cpu, cpu("reference-unstable-seq"));
+sortlab_verify::sort_suite!(radix_cpu, cpu("radix"));
+sortlab_verify::sort_suite!(radix_satish_cpu, cpu("radix-satish"));
+sortlab_verify::sort_suite!(radix_onebit_cpu, cpu("radix-onebit"));
+sortlab_verify::sort_suite!(roughsort_cpu, cpu("roughsort"));
+sortlab_verify::sort_suite!(roughsort_seq_cpu, cpu("roughsort-seq"));
+sortlab_verify::sort_suite!(approx_refine_cpu, cpu("approx-refine"));
+
+sortlab_verify::sort_suite!(radix_gpu, gpu("radix"), ignore = "needs a CUDA device");
+sortlab_verify::sort_suite!(
+    radix_satish_gpu,
+    gpu("radix-satish"),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    radix_onebit_gpu,
+    gpu("radix-onebit"),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    roughsort_gpu,
+    gpu("roughsort"),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    approx_refine_gpu,
+    gpu("approx-refine"),
+    ignore = "needs a CUDA device"
+);
+
+/// The entries switched on above: (name, with its GPU engine).
+const SWITCHED_ON: &[(&str, bool)] = &[
+    ("reference", false),
+    ("reference-unstable", false),
+    ("reference-seq", false),
+    ("reference-unstable-seq", false),
+    ("radix", true),
+    ("radix-satish", true),
+    ("radix-onebit", true),
+    ("roughsort", true),
+    ("roughsort-seq", false),
+    ("approx-refine", true),
+];
+
+#[test]
+fn every_entry_is_switched_on() {
+    let registered: Vec<(&str, bool)> = ALGOS.iter().map(|a| (a.name, a.has_gpu())).collect();
+    assert_eq!(
+        registered, SWITCHED_ON,
+        "every registry entry needs its sort_suite! lines in this file"
+    );
+}
