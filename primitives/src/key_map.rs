@@ -42,7 +42,7 @@ pub fn to_ordered_bits<K: SortKey>(
         return Ok(out);
     }
     let p = KeyMapPolicy::for_device(gpu);
-    let defines = p.defines().set("KEY_T", K::CUDA_TYPE);
+    let defines = p.defines().key::<K>();
     let kernel = gpu.module(&SOURCE, &defines)?.kernel("to_ordered_bits")?;
     let mut args = KernelArgs::new();
     args.ptr(keys.ptr())
@@ -74,7 +74,7 @@ pub fn from_ordered_bits<K: SortKey>(
         return Ok(out);
     }
     let p = KeyMapPolicy::for_device(gpu);
-    let defines = p.defines().set("KEY_T", K::CUDA_TYPE);
+    let defines = p.defines().key::<K>();
     let kernel = gpu.module(&SOURCE, &defines)?.kernel("from_ordered_bits")?;
     let mut args = KernelArgs::new();
     args.ptr(bits.ptr())

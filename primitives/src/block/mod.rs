@@ -130,13 +130,11 @@ impl HistogramAlgo {
     }
 }
 
-/// The defines of the module of keys `K` and values `V` under `policy`: `KEY_T`, `VALUE_T` and
-/// the policy's. One module holds every kernel of `block.cu` for them.
+/// The defines of the module of keys `K` and values `V` under `policy`: `KEY_T`, `KEY_BITS_T`,
+/// `VALUE_T` and the policy's. One module holds every kernel of `block.cu` for them.
 pub fn module_defines<K: SortKey, V: SortValue>(policy: &BlockSortPolicy) -> Defines {
-    policy
-        .defines()
-        .set("KEY_T", K::CUDA_TYPE)
-        .set("VALUE_T", V::CUDA_TYPE)
+    // Both the keys-only and the pair kernels are in the module: VALUE_T without HAS_VALUES.
+    policy.defines().key::<K>().set("VALUE_T", V::CUDA_TYPE)
 }
 
 /// Dynamic shared memory, in bytes, that each kernel of a `block.cu` module is launched with

@@ -91,7 +91,7 @@ fn defines_for<K: SortKey>(
 ) -> Defines {
     let mut d = policy
         .defines()
-        .set("KEY_T", K::CUDA_TYPE)
+        .key::<K>()
         .set("REDUCE_OP", op.index())
         .set("REDUCE_VARIANT", variant.index());
     if let Some(s) = sum_cuda_type {

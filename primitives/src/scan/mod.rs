@@ -85,7 +85,7 @@ pub fn module_defines<K: SortKey>(
 ) -> Defines {
     policy
         .defines()
-        .set("KEY_T", K::CUDA_TYPE)
+        .key::<K>()
         .set("SCAN_OP", op.index())
         .set("SCAN_VARIANT", variant.index())
 }
