@@ -148,82 +148,66 @@ macro_rules! key_io {
     };
 }
 
+/// One key type: its bit word, names, range, and the order-preserving map to its bits and back.
+macro_rules! impl_key {
+    ($t:ty => $u:ty, $name:literal, $cuda:literal, float: $float:literal,
+     lowest: $lo:expr, highest: $hi:expr,
+     to_bits: |$k:ident| $to:expr, from_bits: |$b:ident| $from:expr) => {
+        impl sealed::Sealed for $t {}
+        impl SortKey for $t {
+            type Bits = $u;
+            const NAME: &'static str = $name;
+            const CUDA_TYPE: &'static str = $cuda;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            const IS_FLOAT: bool = $float;
+            const LOWEST: Self = $lo;
+            const HIGHEST: Self = $hi;
+            #[inline]
+            fn to_ordered_bits(self) -> $u {
+                let $k = self;
+                $to
+            }
+            #[inline]
+            fn from_ordered_bits($b: $u) -> Self {
+                $from
+            }
+            key_io!($t);
+        }
+    };
+}
+
+/// Unsigned keys are their own bits.
 macro_rules! impl_unsigned {
     ($t:ty, $name:literal, $cuda:literal) => {
-        impl sealed::Sealed for $t {}
-        impl SortKey for $t {
-            type Bits = $t;
-            const NAME: &'static str = $name;
-            const CUDA_TYPE: &'static str = $cuda;
-            const SIZE: usize = std::mem::size_of::<$t>();
-            const IS_FLOAT: bool = false;
-            const LOWEST: Self = <$t>::MIN;
-            const HIGHEST: Self = <$t>::MAX;
-            #[inline]
-            fn to_ordered_bits(self) -> $t {
-                self
-            }
-            #[inline]
-            fn from_ordered_bits(bits: $t) -> Self {
-                bits
-            }
-            key_io!($t);
-        }
+        impl_key!($t => $t, $name, $cuda, float: false, lowest: <$t>::MIN, highest: <$t>::MAX,
+                  to_bits: |k| k, from_bits: |b| b);
     };
 }
 
+/// Signed keys flip the sign bit.
 macro_rules! impl_signed {
     ($t:ty, $u:ty, $name:literal, $cuda:literal) => {
-        impl sealed::Sealed for $t {}
-        impl SortKey for $t {
-            type Bits = $u;
-            const NAME: &'static str = $name;
-            const CUDA_TYPE: &'static str = $cuda;
-            const SIZE: usize = std::mem::size_of::<$t>();
-            const IS_FLOAT: bool = false;
-            const LOWEST: Self = <$t>::MIN;
-            const HIGHEST: Self = <$t>::MAX;
-            #[inline]
-            fn to_ordered_bits(self) -> $u {
-                (self as $u) ^ (1 << (<$u>::BITS - 1))
-            }
-            #[inline]
-            fn from_ordered_bits(bits: $u) -> Self {
-                (bits ^ (1 << (<$u>::BITS - 1))) as $t
-            }
-            key_io!($t);
-        }
+        impl_key!($t => $u, $name, $cuda, float: false, lowest: <$t>::MIN, highest: <$t>::MAX,
+                  to_bits: |k| (k as $u) ^ (1 << (<$u>::BITS - 1)),
+                  from_bits: |b| (b ^ (1 << (<$u>::BITS - 1))) as $t);
     };
 }
 
+/// Floats flip every bit of a negative number and the sign bit of a non-negative one (IEEE
+/// total order; the lowest key is -NaN with every payload bit set, the highest +NaN).
 macro_rules! impl_float {
     ($t:ty, $u:ty, $name:literal, $cuda:literal) => {
-        impl sealed::Sealed for $t {}
-        impl SortKey for $t {
-            type Bits = $u;
-            const NAME: &'static str = $name;
-            const CUDA_TYPE: &'static str = $cuda;
-            const SIZE: usize = std::mem::size_of::<$t>();
-            const IS_FLOAT: bool = true;
-            const LOWEST: Self = <$t>::from_bits(<$u>::MAX);
-            const HIGHEST: Self = <$t>::from_bits(<$u>::MAX >> 1);
-            #[inline]
-            fn to_ordered_bits(self) -> $u {
-                const SIGN: $u = 1 << (<$u>::BITS - 1);
-                let b = self.to_bits();
-                if b & SIGN != 0 {
-                    !b
-                } else {
-                    b | SIGN
-                }
-            }
-            #[inline]
-            fn from_ordered_bits(bits: $u) -> Self {
-                const SIGN: $u = 1 << (<$u>::BITS - 1);
-                <$t>::from_bits(if bits & SIGN != 0 { bits ^ SIGN } else { !bits })
-            }
-            key_io!($t);
-        }
+        impl_key!($t => $u, $name, $cuda, float: true,
+                  lowest: <$t>::from_bits(<$u>::MAX), highest: <$t>::from_bits(<$u>::MAX >> 1),
+                  to_bits: |k| {
+                      let sign: $u = 1 << (<$u>::BITS - 1);
+                      let b = k.to_bits();
+                      if b & sign != 0 { !b } else { b | sign }
+                  },
+                  from_bits: |b| {
+                      let sign: $u = 1 << (<$u>::BITS - 1);
+                      <$t>::from_bits(if b & sign != 0 { b ^ sign } else { !b })
+                  });
     };
 }
 
