@@ -25,7 +25,6 @@ pub const SOURCE: KernelSource = KernelSource::new(
         include_str!("kernels/wide_scatter.cuh"),
         include_str!("kernels/paper.cuh"),
         include_str!("kernels/sampled.cuh"),
-        include_str!("kernels/quality.cuh"),
         include_str!("kernels/refine_bucket.cuh"),
         include_str!("kernels/refine_small.cuh"),
         include_str!("kernels/helpers.cuh")

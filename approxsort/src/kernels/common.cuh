@@ -46,8 +46,6 @@
 //                                       offset arrays in device memory, an atomic per key
 //   sample_gather, pick_splitters, splitter_table   the sample of Intervals::Sampled, its
 //                                       splitters and their bucket table
-//   radius_distances                    the radius of an output from its prefix maxima and
-//                                       suffix minima (computed with sortlab's scans)
 //   refine: seg_init, seg_minmax, seg_count, seg_scatter (one bucket pass over many segments at
 //   once, described by tile and segment tables), classify_sort_small (sorts segments of at most
 //   64 keys with a warp-wide bitonic network, lists the others), sort_block_list (segments of at
