@@ -12,7 +12,8 @@
 //! - [`lengths`]: edge lengths (0, 1, 2, warp, block and tile sizes ±1, 2^k ±1, large);
 //! - [`suite`]: the [`SortAlgorithm`] trait, the check functions and the [`sort_suite!`] macro;
 //! - [`algorithms`]: the CPU engine's sorts as [`SortAlgorithm`]s, and [`sort_algorithm!`] to
-//!   make one from a host sort's two functions;
+//!   make one from a host sort's two functions or from two bodies;
+//! - [`testing`]: helpers for tests of device sorts (a host slice through a device buffer);
 //! - [`check`]: the checkers (`check_sorted`, `check_permutation`, ...), re-exported from
 //!   `sortlab-cpu-reference`.
 //!
@@ -36,6 +37,7 @@ pub mod lengths;
 pub mod patterns;
 pub mod seed;
 pub mod suite;
+pub mod testing;
 
 pub use gen::{generate, k_sorted, small_arrays};
 pub use lengths::{edge_lengths, large_lengths};

@@ -14,7 +14,7 @@
 use sortlab_cpu_reference::approx::{self as cpu, IntervalMap};
 use sortlab_cpu_reference::check::{check_equal, check_interval_order, check_permutation, radius};
 use sortlab_cpu_reference::sort::sort;
-use sortlab_verify::{generate, seed_for, Order, Pattern, SortAlgorithm, SortKey, SortValue};
+use sortlab_verify::{generate, seed_for, Order, Pattern, SortKey};
 
 /// Lengths of the property tests: edges, the GPU tile (6144 keys for 4-byte keys, 4096 for
 /// 8-byte) and block-sort tile (2048) ±1, and larger.
@@ -339,43 +339,26 @@ mod gpu {
     /// generic suite.
     pub(super) struct GpuApproxRefine;
 
-    impl SortAlgorithm for GpuApproxRefine {
-        fn name(&self) -> String {
-            "approxsort approx_sort + refine (GPU)".into()
-        }
-        fn is_stable(&self) -> bool {
-            false
-        }
-        fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-            let g = gpu();
-            let opts = ax::ApproxOptions {
-                intervals: (keys.len() / 16).max(1),
-                order,
-                boundaries: ax::Intervals::Sampled,
-                ..Default::default()
-            };
-            let b = ax::approx_sort_host(g, keys, &opts).map_err(|e| e.to_string())?;
-            ax::refine_host(g, keys, &b, order).map_err(|e| e.to_string())?;
-            Ok(())
-        }
-        fn sort_pairs<K: SortKey, V: SortValue>(
-            &self,
-            keys: &mut [K],
-            values: &mut [V],
-            order: Order,
-        ) -> Result<(), String> {
-            let g = gpu();
-            let opts = ax::ApproxOptions {
-                order,
-                ..Default::default()
-            };
-            let b =
-                ax::approx_sort_pairs_host(g, keys, values, &opts).map_err(|e| e.to_string())?;
-            ax::refine_pairs_host(g, keys, values, &b, order).map_err(|e| e.to_string())?;
-            Ok(())
-        }
-        fn tile_sizes(&self) -> Vec<usize> {
-            vec![64, 2048, 4096, 6144]
+    sortlab_verify::sort_algorithm! {
+        impl GpuApproxRefine(self) {
+            name: "approxsort approx_sort + refine (GPU)",
+            stable: false,
+            tiles: vec![64, 2048, 4096, 6144],
+            keys(keys, order) {
+                let g = gpu();
+                let opts = refine_options(keys.len(), order);
+                let b = ax::approx_sort_host(g, keys, &opts).map_err(|e| e.to_string())?;
+                ax::refine_host(g, keys, &b, order).map_err(|e| e.to_string())?;
+                Ok(())
+            }
+            pairs(keys, values, order) {
+                let g = gpu();
+                let opts = pairs_options(order);
+                let b = ax::approx_sort_pairs_host(g, keys, values, &opts)
+                    .map_err(|e| e.to_string())?;
+                ax::refine_pairs_host(g, keys, values, &b, order).map_err(|e| e.to_string())?;
+                Ok(())
+            }
         }
     }
 }
@@ -428,35 +411,40 @@ fn gpu_large_uniform_and_skewed() {
 /// The CPU twin's approx_sort + refine as a full sort (stable).
 struct CpuApproxRefine;
 
-impl SortAlgorithm for CpuApproxRefine {
-    fn name(&self) -> String {
-        "cpu-reference approx_sort + refine".into()
+sortlab_verify::sort_algorithm! {
+    impl CpuApproxRefine(self) {
+        name: "cpu-reference approx_sort + refine",
+        stable: true,
+        keys(keys, order) {
+            let r = cpu::approx_sort(keys, &refine_options(keys.len(), order))
+                .map_err(|e| e.to_string())?;
+            cpu::refine(keys, &r).map_err(|e| e.to_string())
+        }
+        pairs(keys, values, order) {
+            let r = cpu::approx_sort_pairs(keys, values, &pairs_options(order))
+                .map_err(|e| e.to_string())?;
+            cpu::refine_pairs(keys, values, &r).map_err(|e| e.to_string())
+        }
     }
-    fn is_stable(&self) -> bool {
-        true
+}
+
+/// The options of the approximate sort + refine as a full sort of `n` keys (both engines):
+/// sampled boundaries, `n / 16` intervals.
+fn refine_options(n: usize, order: Order) -> cpu::ApproxOptions {
+    cpu::ApproxOptions {
+        intervals: (n / 16).max(1),
+        order,
+        boundaries: cpu::Intervals::Sampled,
+        ..Default::default()
     }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        let opts = cpu::ApproxOptions {
-            intervals: (keys.len() / 16).max(1),
-            order,
-            boundaries: cpu::Intervals::Sampled,
-            ..Default::default()
-        };
-        let r = cpu::approx_sort(keys, &opts).map_err(|e| e.to_string())?;
-        cpu::refine(keys, &r).map_err(|e| e.to_string())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        let opts = cpu::ApproxOptions {
-            order,
-            ..Default::default()
-        };
-        let r = cpu::approx_sort_pairs(keys, values, &opts).map_err(|e| e.to_string())?;
-        cpu::refine_pairs(keys, values, &r).map_err(|e| e.to_string())
+}
+
+/// The options of the approximate sort + refine as a key-value sort (both engines): the
+/// defaults in `order`.
+fn pairs_options(order: Order) -> cpu::ApproxOptions {
+    cpu::ApproxOptions {
+        order,
+        ..Default::default()
     }
 }
 

@@ -4,8 +4,7 @@
 
 use sortlab_cpu_reference::radix as cpu_radix;
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
-use sortlab_primitives::{Gpu, Order, SortKey, SortValue};
-use sortlab_verify::SortAlgorithm;
+use sortlab_primitives::{Gpu, Order};
 
 /// `sortlab_cpu_reference::radix`: the rayon radix sort.
 struct CpuRadix;
@@ -40,27 +39,18 @@ impl GpuRadix {
     }
 }
 
-impl SortAlgorithm for GpuRadix {
-    fn name(&self) -> String {
-        format!("gpu radix ({})", self.variant)
-    }
-    fn is_stable(&self) -> bool {
-        true
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        radix::sort_keys_host(&self.gpu, keys, &self.options(order)).map_err(|e| e.to_string())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        radix::sort_pairs_host(&self.gpu, keys, values, &self.options(order))
-            .map_err(|e| e.to_string())
-    }
-    fn tile_sizes(&self) -> Vec<usize> {
-        radix::edge_lengths(self.variant)
+sortlab_verify::sort_algorithm! {
+    impl GpuRadix(self) {
+        name: format!("gpu radix ({})", self.variant),
+        stable: true,
+        tiles: radix::edge_lengths(self.variant),
+        keys(keys, order) {
+            radix::sort_keys_host(&self.gpu, keys, &self.options(order)).map_err(|e| e.to_string())
+        }
+        pairs(keys, values, order) {
+            radix::sort_pairs_host(&self.gpu, keys, values, &self.options(order))
+                .map_err(|e| e.to_string())
+        }
     }
 }
 

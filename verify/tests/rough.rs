@@ -15,7 +15,7 @@
 //! kernel times at 2^28 u32 keys).
 
 use sortlab_cpu_reference::{check, rough, sort, CheckError};
-use sortlab_verify::{generate, seed_for, Order, Pattern, SortAlgorithm, SortKey, SortValue};
+use sortlab_verify::{generate, seed_for, Order, Pattern, SortKey};
 
 /// Lengths for the radius comparisons: the suite's, and around the GPU tile (4096) and window
 /// (8192) sizes.
@@ -218,6 +218,7 @@ mod gpu {
         is_k_sorted, radius, rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius,
         rough_sort_with_radius, Error, OnWrongRadius, RoughOptions, RoughPath,
     };
+    use sortlab_verify::testing::{on_device, on_device_pairs};
     use std::time::Instant;
 
     /// A GPU test that runs `f::<K>(&gpu, seed)` for each key type listed, seeded by its name.
@@ -246,77 +247,60 @@ mod gpu {
     /// checked paths run on every pattern).
     pub(super) struct GpuRoughWithRadius(pub(super) Gpu);
 
-    impl SortAlgorithm for GpuRough {
-        fn name(&self) -> String {
-            "roughsort rough_sort (GPU)".into()
-        }
-        fn is_stable(&self) -> bool {
-            true
-        }
-        fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-            let mut d = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
-            let report = rough_sort(&self.0, &mut d, order).map_err(|e| e.to_string())?;
-            let expected = check::radius(keys, order);
-            if report.radius != expected || !report.determined {
-                return Err(format!("report {report:?}, CPU radius {expected}"));
+    sortlab_verify::sort_algorithm! {
+        impl GpuRough(self) {
+            name: "roughsort rough_sort (GPU)",
+            stable: true,
+            tiles: vec![4096, 8192],
+            keys(keys, order) {
+                let expected = check::radius(keys, order);
+                on_device(&self.0, keys, |d| {
+                    let report = rough_sort(&self.0, d, order).map_err(|e| e.to_string())?;
+                    if report.radius != expected || !report.determined {
+                        return Err(format!("report {report:?}, CPU radius {expected}"));
+                    }
+                    Ok(())
+                })
             }
-            d.copy_to_host(keys).map_err(|e| e.to_string())
-        }
-        fn sort_pairs<K: SortKey, V: SortValue>(
-            &self,
-            keys: &mut [K],
-            values: &mut [V],
-            order: Order,
-        ) -> Result<(), String> {
-            let mut dk = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
-            let mut dv = DeviceBuffer::from_host(&self.0, values).map_err(|e| e.to_string())?;
-            rough_sort_pairs(&self.0, &mut dk, &mut dv, order).map_err(|e| e.to_string())?;
-            dk.copy_to_host(keys).map_err(|e| e.to_string())?;
-            dv.copy_to_host(values).map_err(|e| e.to_string())
-        }
-        fn tile_sizes(&self) -> Vec<usize> {
-            vec![4096, 8192]
+            pairs(keys, values, order) {
+                on_device_pairs(&self.0, keys, values, |dk, dv| {
+                    rough_sort_pairs(&self.0, dk, dv, order).map_err(|e| e.to_string())?;
+                    Ok(())
+                })
+            }
         }
     }
 
-    impl SortAlgorithm for GpuRoughWithRadius {
-        fn name(&self) -> String {
-            "roughsort rough_sort_with_radius (GPU, CPU radius)".into()
+    sortlab_verify::sort_algorithm! {
+        impl GpuRoughWithRadius(self) {
+            name: "roughsort rough_sort_with_radius (GPU, CPU radius)",
+            stable: true,
+            tiles: vec![4096, 8192],
+            keys(keys, order) {
+                let (k, opts) = with_radius(keys, order);
+                on_device(&self.0, keys, |d| {
+                    rough_sort_with_radius(&self.0, d, k, &opts).map_err(|e| e.to_string())?;
+                    Ok(())
+                })
+            }
+            pairs(keys, values, order) {
+                let (k, opts) = with_radius(keys, order);
+                on_device_pairs(&self.0, keys, values, |dk, dv| {
+                    rough_sort_pairs_with_radius(&self.0, dk, dv, k, &opts)
+                        .map_err(|e| e.to_string())?;
+                    Ok(())
+                })
+            }
         }
-        fn is_stable(&self) -> bool {
-            true
-        }
-        fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-            let k = check::radius(keys, order);
-            let opts = RoughOptions {
-                order,
-                ..RoughOptions::default()
-            };
-            let mut d = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
-            rough_sort_with_radius(&self.0, &mut d, k, &opts).map_err(|e| e.to_string())?;
-            d.copy_to_host(keys).map_err(|e| e.to_string())
-        }
-        fn sort_pairs<K: SortKey, V: SortValue>(
-            &self,
-            keys: &mut [K],
-            values: &mut [V],
-            order: Order,
-        ) -> Result<(), String> {
-            let k = check::radius(keys, order);
-            let opts = RoughOptions {
-                order,
-                ..RoughOptions::default()
-            };
-            let mut dk = DeviceBuffer::from_host(&self.0, keys).map_err(|e| e.to_string())?;
-            let mut dv = DeviceBuffer::from_host(&self.0, values).map_err(|e| e.to_string())?;
-            rough_sort_pairs_with_radius(&self.0, &mut dk, &mut dv, k, &opts)
-                .map_err(|e| e.to_string())?;
-            dk.copy_to_host(keys).map_err(|e| e.to_string())?;
-            dv.copy_to_host(values).map_err(|e| e.to_string())
-        }
-        fn tile_sizes(&self) -> Vec<usize> {
-            vec![4096, 8192]
-        }
+    }
+
+    /// The CPU's radius of `keys` and the options of [`GpuRoughWithRadius`].
+    fn with_radius<K: SortKey>(keys: &[K], order: Order) -> (usize, RoughOptions) {
+        let opts = RoughOptions {
+            order,
+            ..RoughOptions::default()
+        };
+        (check::radius(keys, order), opts)
     }
 
     /// Asserts that the GPU radius of `d` (a copy of `keys`) equals the CPU's, and returns it.

@@ -3,12 +3,13 @@
 use std::panic::catch_unwind;
 
 use sortlab_cpu_reference::sort;
-use sortlab_primitives::{Order, SortKey, SortValue};
+use sortlab_primitives::Order;
 
 use super::check::panic_text;
 use super::*;
 use crate::algorithms::{CpuStable, CpuUnstable};
 use crate::patterns::Pattern;
+use crate::testing::KeysOnly;
 
 /// Deliberately wrong algorithms, to see that the checks catch them.
 enum Broken {
@@ -26,58 +27,51 @@ enum Broken {
     Panics,
 }
 
-impl SortAlgorithm for Broken {
-    fn name(&self) -> String {
-        "broken".into()
-    }
-    fn is_stable(&self) -> bool {
-        true
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        match self {
-            Broken::NoSort => {}
-            Broken::DupLast => {
-                sort::sort(keys, order);
-                let n = keys.len();
-                if n >= 2 {
-                    keys[n - 1] = keys[n - 2];
-                }
-            }
-            Broken::PartialOrder => {
-                keys.sort_by(|a, b| {
-                    let (a, b) = (a.to_f64(), b.to_f64());
-                    let o = a.partial_cmp(&b).unwrap_or(a.is_nan().cmp(&b.is_nan()));
-                    if order.is_descending() {
-                        o.reverse()
-                    } else {
-                        o
+crate::sort_algorithm! {
+    impl Broken(self) {
+        name: "broken",
+        stable: true,
+        keys(keys, order) {
+            match self {
+                Broken::NoSort => {}
+                Broken::DupLast => {
+                    sort::sort(keys, order);
+                    let n = keys.len();
+                    if n >= 2 {
+                        keys[n - 1] = keys[n - 2];
                     }
-                });
+                }
+                Broken::PartialOrder => {
+                    keys.sort_by(|a, b| {
+                        let (a, b) = (a.to_f64(), b.to_f64());
+                        let o = a.partial_cmp(&b).unwrap_or(a.is_nan().cmp(&b.is_nan()));
+                        if order.is_descending() {
+                            o.reverse()
+                        } else {
+                            o
+                        }
+                    });
+                }
+                Broken::FakeStable => sort::sort(keys, order),
+                Broken::Fails => return Err("out of cheese".into()),
+                Broken::Panics => panic!("kaboom"),
             }
-            Broken::FakeStable => sort::sort(keys, order),
-            Broken::Fails => return Err("out of cheese".into()),
-            Broken::Panics => panic!("kaboom"),
+            Ok(())
         }
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        if let Broken::FakeStable = self {
-            // Equal keys come out in reverse input order.
-            let mut p: Vec<(K, V)> = keys.iter().copied().zip(values.iter().copied()).collect();
-            p.reverse();
-            p.sort_by(|a, b| order.cmp_keys(&a.0, &b.0));
-            for (i, (k, v)) in p.into_iter().enumerate() {
-                keys[i] = k;
-                values[i] = v;
+        pairs(keys, values, order) {
+            if let Broken::FakeStable = self {
+                // Equal keys come out in reverse input order.
+                let mut p: Vec<(K, V)> = keys.iter().copied().zip(values.iter().copied()).collect();
+                p.reverse();
+                p.sort_by(|a, b| order.cmp_keys(&a.0, &b.0));
+                for (i, (k, v)) in p.into_iter().enumerate() {
+                    keys[i] = k;
+                    values[i] = v;
+                }
+                return Ok(());
             }
-            return Ok(());
+            self.sort_keys(keys, order)
         }
-        self.sort_keys(keys, order)
     }
 }
 
@@ -141,30 +135,23 @@ fn catches_broken_algorithms() {
 /// Unstable, and moves values wrongly in one of three ways.
 struct BadUnstable(u8);
 
-impl SortAlgorithm for BadUnstable {
-    fn name(&self) -> String {
-        "bad-unstable".into()
-    }
-    fn is_stable(&self) -> bool {
-        false
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        sort::sort(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        keys: &mut [K],
-        values: &mut [V],
-        order: Order,
-    ) -> Result<(), String> {
-        sort::sort_pairs(keys, values, order).map_err(|e| e.to_string())?;
-        if self.0 == 0 {
-            values.swap(0, 1);
-        } else {
-            values[0] = values[1];
+crate::sort_algorithm! {
+    impl BadUnstable(self) {
+        name: "bad-unstable",
+        stable: false,
+        keys(keys, order) {
+            sort::sort(keys, order);
+            Ok(())
         }
-        Ok(())
+        pairs(keys, values, order) {
+            sort::sort_pairs(keys, values, order).map_err(|e| e.to_string())?;
+            if self.0 == 0 {
+                values.swap(0, 1);
+            } else {
+                values[0] = values[1];
+            }
+            Ok(())
+        }
     }
 }
 
@@ -205,53 +192,23 @@ fn quickcheck_shrinks() {
     assert!(msg.contains("raw bits"), "{msg}");
 }
 
-/// Keys only, with a tile size: pair tests skip, tile lengths ±1 are visited.
-struct KeysOnly(std::cell::RefCell<Vec<usize>>);
-
-impl SortAlgorithm for KeysOnly {
-    fn name(&self) -> String {
-        "keys-only".into()
-    }
-    fn is_stable(&self) -> bool {
-        false
-    }
-    fn supports_pairs(&self) -> bool {
-        false
-    }
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
-        self.0.borrow_mut().push(keys.len());
-        sort::sort_unstable(keys, order);
-        Ok(())
-    }
-    fn sort_pairs<K: SortKey, V: SortValue>(
-        &self,
-        _: &mut [K],
-        _: &mut [V],
-        _: Order,
-    ) -> Result<(), String> {
-        panic!("must not be called")
-    }
-    fn tile_sizes(&self) -> Vec<usize> {
-        vec![700]
-    }
-}
-
 #[test]
 fn keys_only_and_tiles() {
-    let alg = KeysOnly(Default::default());
+    // Pair tests skip; tile lengths ±1 are visited.
+    let alg = KeysOnly::new(700);
     run_pairs::<u32, u32, _>(&alg, Order::Ascending, "keys-only");
     run_quickcheck::<u32, _>(&alg, "keys-only");
-    alg.0.borrow_mut().clear();
+    alg.seen.borrow_mut().clear();
     run_patterns::<u32, _>(&alg, Order::Ascending, "keys-only");
-    let seen = alg.0.borrow().clone();
+    let seen = alg.seen.borrow().clone();
     assert!(seen.contains(&699) && seen.contains(&701) && seen.contains(&0));
     assert_eq!(
         seen.len(),
         suite_patterns().len() * pattern_lengths(&[700]).len()
     );
-    alg.0.borrow_mut().clear();
+    alg.seen.borrow_mut().clear();
     run_lengths::<u32, _>(&alg, Order::Descending, "keys-only");
-    assert!(alg.0.borrow().contains(&700));
+    assert!(alg.seen.borrow().contains(&700));
 }
 
 #[test]
