@@ -1,50 +1,62 @@
 //! Adapters from the algorithm crates' entry points to the registry's shapes
-//! ([`CpuSortFn`](crate::CpuSortFn), [`GpuSortFn`](crate::GpuSortFn)), one per registered
-//! algorithm whose entry point takes options: each is a one-line call with the algorithm's
-//! default options.
+//! ([`CpuSortFn`](crate::CpuSortFn), [`GpuSortFn`](crate::GpuSortFn),
+//! [`CpuPairsFn`](crate::CpuPairsFn), [`GpuPairsFn`](crate::GpuPairsFn)), one per registered
+//! algorithm whose entry point takes options or reports more than success: each is a one-line
+//! call with the algorithm's default options.
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions};
 use sortlab_cpu_reference as cref;
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu, Order, Result, SortKey};
+use sortlab_primitives::{DeviceBuffer, Gpu, Order, Result, SortKey, SortValue};
 
-fn radix_gpu<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    order: Order,
-    variant: RadixVariant,
-) -> Result<()> {
-    let opts = RadixOptions::default()
+/// The radix options of `variant` in `order`, the rest default.
+fn radix_opts(order: Order, variant: RadixVariant) -> RadixOptions {
+    RadixOptions::default()
         .with_order(order)
-        .with_variant(variant);
-    radix::sort_keys(gpu, keys, &opts)
+        .with_variant(variant)
 }
 
-/// `radix-onebit` on the GPU: [`RadixVariant::OneBit`].
-pub(crate) fn radix_onebit<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    order: Order,
-) -> Result<()> {
-    radix_gpu(gpu, keys, order, RadixVariant::OneBit)
+/// The GPU keys and pairs adapters (`$keys`, `$pairs`) of one radix variant.
+macro_rules! radix_variant {
+    ($keys:ident, $pairs:ident, $variant:ident, $name:literal) => {
+        #[doc = concat!("`", $name, "` on the GPU: [`RadixVariant::", stringify!($variant), "`].")]
+        pub(crate) fn $keys<K: SortKey>(
+            gpu: &Gpu,
+            keys: &mut DeviceBuffer<K>,
+            order: Order,
+        ) -> Result<()> {
+            radix::sort_keys(gpu, keys, &radix_opts(order, RadixVariant::$variant))
+        }
+
+        #[doc = concat!("`", $name, "` pairs on the GPU: [`RadixVariant::",
+                            stringify!($variant), "`].")]
+        pub(crate) fn $pairs<K: SortKey, V: SortValue>(
+            gpu: &Gpu,
+            keys: &mut DeviceBuffer<K>,
+            values: &mut DeviceBuffer<V>,
+            order: Order,
+        ) -> Result<()> {
+            radix::sort_pairs(
+                gpu,
+                keys,
+                values,
+                &radix_opts(order, RadixVariant::$variant),
+            )
+        }
+    };
 }
 
-/// `radix-satish` on the GPU: [`RadixVariant::Satish`].
-pub(crate) fn radix_satish<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    order: Order,
-) -> Result<()> {
-    radix_gpu(gpu, keys, order, RadixVariant::Satish)
-}
+radix_variant!(radix_onebit, radix_onebit_pairs, OneBit, "radix-onebit");
+radix_variant!(radix_satish, radix_satish_pairs, Satish, "radix-satish");
+radix_variant!(radix_fast, radix_fast_pairs, Fast, "radix");
 
-/// `radix` on the GPU: [`RadixVariant::Fast`].
-pub(crate) fn radix_fast<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    order: Order,
-) -> Result<()> {
-    radix_gpu(gpu, keys, order, RadixVariant::Fast)
+/// A roughsort error as the registry's GPU error.
+fn rough_error(e: sortlab_roughsort::Error) -> sortlab_primitives::Error {
+    match e {
+        sortlab_roughsort::Error::Gpu(e) => e,
+        // Only `rough_sort_with_radius` can report a wrong radius; keep the message anyway.
+        e => sortlab_primitives::Error::InvalidArgument(e.to_string()),
+    }
 }
 
 /// `roughsort` on the GPU: radius determination, then the k-sorted sort.
@@ -53,12 +65,21 @@ pub(crate) fn rough_gpu<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<()> {
-    match sortlab_roughsort::rough_sort(gpu, keys, order) {
-        Ok(_) => Ok(()),
-        Err(sortlab_roughsort::Error::Gpu(e)) => Err(e),
-        // Only `rough_sort_with_radius` can report a wrong radius; keep the message anyway.
-        Err(e) => Err(sortlab_primitives::Error::InvalidArgument(e.to_string())),
-    }
+    sortlab_roughsort::rough_sort(gpu, keys, order)
+        .map(drop)
+        .map_err(rough_error)
+}
+
+/// `roughsort` pairs on the GPU: radius determination, then the stable k-sorted sort.
+pub(crate) fn rough_pairs_gpu<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+) -> Result<()> {
+    sortlab_roughsort::rough_sort_pairs(gpu, keys, values, order)
+        .map(drop)
+        .map_err(rough_error)
 }
 
 /// `roughsort` on the CPU: the parallel (Altman-Chlebus) roughsort.
@@ -66,9 +87,43 @@ pub(crate) fn rough_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     cref::rough::rough_sort_par(keys, order);
 }
 
+/// `roughsort` pairs on the CPU: the parallel roughsort's stable key-value form.
+pub(crate) fn rough_pairs_cpu<K: SortKey, V: SortValue>(
+    keys: &mut [K],
+    values: &mut [V],
+    order: Order,
+) -> std::result::Result<(), cref::Error> {
+    cref::rough::rough_sort_par_pairs(keys, values, order).map(drop)
+}
+
 /// `roughsort-seq` on the CPU: the sequential halving roughsort.
 pub(crate) fn rough_seq_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     cref::rough::rough_sort_seq(keys, order);
+}
+
+/// `roughsort-seq` pairs on the CPU: the halving roughsort's stable key-value form.
+pub(crate) fn rough_seq_pairs_cpu<K: SortKey, V: SortValue>(
+    keys: &mut [K],
+    values: &mut [V],
+    order: Order,
+) -> std::result::Result<(), cref::Error> {
+    cref::rough::rough_sort_seq_pairs(keys, values, order).map(drop)
+}
+
+/// The GPU approximate sort's default options in `order`.
+fn approx_opts(order: Order) -> ApproxOptions {
+    ApproxOptions {
+        order,
+        ..ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
+    }
+}
+
+/// The CPU twin's default approximate sort options in `order`.
+fn approx_opts_cpu(order: Order) -> cref::approx::ApproxOptions {
+    cref::approx::ApproxOptions {
+        order,
+        ..cref::approx::ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
+    }
 }
 
 /// `approx-refine` on the GPU: the approximate sort with sampled intervals, then `refine`
@@ -78,24 +133,40 @@ pub(crate) fn approx_refine_gpu<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<()> {
-    let opts = ApproxOptions {
-        order,
-        ..ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
-    };
-    let result = approxsort::approx_sort(gpu, keys, &opts)?;
+    let result = approxsort::approx_sort(gpu, keys, &approx_opts(order))?;
     approxsort::refine(gpu, keys, &result)?;
+    Ok(())
+}
+
+/// `approx-refine` pairs on the GPU: as [`approx_refine_gpu`], values moving with their keys
+/// (not stable).
+pub(crate) fn approx_refine_pairs_gpu<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+) -> Result<()> {
+    let result = approxsort::approx_sort_pairs(gpu, keys, values, &approx_opts(order))?;
+    approxsort::refine_pairs(gpu, keys, values, &result)?;
     Ok(())
 }
 
 /// `approx-refine` on the CPU: the twin's approximate sort, then its refine.
 pub(crate) fn approx_refine_cpu<K: SortKey>(keys: &mut [K], order: Order) {
-    let opts = cref::approx::ApproxOptions {
-        order,
-        ..cref::approx::ApproxOptions::new(approxsort::DEFAULT_INTERVALS)
-    };
     // Options with a non-zero interval count never fail; a failure would leave the keys
     // unsorted, which the caller's check reports.
-    if let Ok(r) = cref::approx::approx_sort(keys, &opts) {
+    if let Ok(r) = cref::approx::approx_sort(keys, &approx_opts_cpu(order)) {
         let _ = cref::approx::refine(keys, &r);
     }
+}
+
+/// `approx-refine` pairs on the CPU: the twin's approximate sort of pairs, then its stable
+/// refine of pairs (together the stable sort).
+pub(crate) fn approx_refine_pairs_cpu<K: SortKey, V: SortValue>(
+    keys: &mut [K],
+    values: &mut [V],
+    order: Order,
+) -> std::result::Result<(), cref::Error> {
+    let r = cref::approx::approx_sort_pairs(keys, values, &approx_opts_cpu(order))?;
+    cref::approx::refine_pairs(keys, values, &r)
 }

@@ -1,8 +1,9 @@
 //! A registry entry and its per-key-type entry points.
 
-use std::any::Any;
+use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
 
-use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey};
+use crate::pairs::{CpuPairs, CpuPairsFn, GpuPairs, GpuPairsFn};
+use crate::pick::pick;
 
 /// A CPU sort of keys of type `K`, in place.
 pub type CpuSortFn<K> = fn(&mut [K], Order);
@@ -60,19 +61,13 @@ pub struct GpuSort {
     pub f64: GpuSortFn<f64>,
 }
 
-/// The function of key type `K` among a table's six (`F`: the function type for `K`).
-fn pick<F: Copy + 'static>(each: [&dyn Any; 6]) -> Option<F> {
-    each.into_iter()
-        .find_map(|f| f.downcast_ref::<F>().copied())
-}
-
 impl CpuSort {
     /// The instance for key type `K`; `None` only for a key type without one, which no
     /// [`SortKey`] is.
     pub fn get<K: SortKey>(&self) -> Option<CpuSortFn<K>> {
-        pick([
+        pick(&[
             &self.u32, &self.i32, &self.f32, &self.u64, &self.i64, &self.f64,
-        ] as [&dyn Any; 6])
+        ])
     }
 }
 
@@ -80,9 +75,9 @@ impl GpuSort {
     /// The instance for key type `K`; `None` only for a key type without one, which no
     /// [`SortKey`] is.
     pub fn get<K: SortKey>(&self) -> Option<GpuSortFn<K>> {
-        pick([
+        pick(&[
             &self.u32, &self.i32, &self.f32, &self.u64, &self.i64, &self.f64,
-        ] as [&dyn Any; 6])
+        ])
     }
 }
 
@@ -93,12 +88,17 @@ pub struct Algo {
     pub name: &'static str,
     /// One line for listings.
     pub description: &'static str,
-    /// Whether equal keys keep their input order.
+    /// Whether equal keys keep their input order (for the pair sorts, each table's `stable`
+    /// says it per engine).
     pub stable: bool,
     /// The CPU implementation (every algorithm has one: its twin in `sortlab-cpu-reference`).
     pub cpu: CpuSort,
     /// The GPU implementation, where there is one.
     pub gpu: Option<GpuSort>,
+    /// The CPU key-value sort, where there is one.
+    pub cpu_pairs: Option<CpuPairs>,
+    /// The GPU key-value sort, where there is one (only with a GPU implementation).
+    pub gpu_pairs: Option<GpuPairs>,
 }
 
 impl Algo {
@@ -115,6 +115,8 @@ impl Algo {
             stable,
             cpu,
             gpu: None,
+            cpu_pairs: None,
+            gpu_pairs: None,
         }
     }
 
@@ -122,6 +124,22 @@ impl Algo {
     pub const fn with_gpu(self, gpu: GpuSort) -> Self {
         Algo {
             gpu: Some(gpu),
+            ..self
+        }
+    }
+
+    /// The entry with `pairs` as its CPU key-value sort.
+    pub const fn with_cpu_pairs(self, pairs: CpuPairs) -> Self {
+        Algo {
+            cpu_pairs: Some(pairs),
+            ..self
+        }
+    }
+
+    /// The entry with `pairs` as its GPU key-value sort.
+    pub const fn with_gpu_pairs(self, pairs: GpuPairs) -> Self {
+        Algo {
+            gpu_pairs: Some(pairs),
             ..self
         }
     }
@@ -139,5 +157,17 @@ impl Algo {
     /// The GPU sort of keys of type `K`; `None` when the algorithm has no GPU implementation.
     pub fn gpu_for<K: SortKey>(&self) -> Option<GpuSortFn<K>> {
         self.gpu.as_ref().and_then(GpuSort::get::<K>)
+    }
+
+    /// The CPU sort of `K` keys with `V` values; `None` when the algorithm has no CPU
+    /// key-value sort, or as [`CpuPairs::get`] says.
+    pub fn cpu_pairs_for<K: SortKey, V: SortValue>(&self) -> Option<CpuPairsFn<K, V>> {
+        self.cpu_pairs.as_ref().and_then(CpuPairs::get::<K, V>)
+    }
+
+    /// The GPU sort of `K` keys with `V` values; `None` when the algorithm has no GPU
+    /// key-value sort, or as [`GpuPairs::get`] says.
+    pub fn gpu_pairs_for<K: SortKey, V: SortValue>(&self) -> Option<GpuPairsFn<K, V>> {
+        self.gpu_pairs.as_ref().and_then(GpuPairs::get::<K, V>)
     }
 }

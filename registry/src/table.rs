@@ -4,6 +4,7 @@ use sortlab_cpu_reference::{radix, sort};
 
 use crate::adapters as ad;
 use crate::algo::{per_key, Algo};
+use crate::pairs::per_pair;
 
 /// Every registered algorithm, in listing order.
 pub static ALGOS: &[Algo] = &[
@@ -12,39 +13,46 @@ pub static ALGOS: &[Algo] = &[
         "CPU reference: stable parallel merge sort (rayon par_sort_by)",
         true,
         per_key!(CpuSort, sort::sort),
-    ),
+    )
+    .with_cpu_pairs(per_pair!(CpuPairs, true, sort::sort_pairs)),
     Algo::new(
         "reference-unstable",
         "CPU reference: unstable parallel pattern-defeating quicksort (rayon)",
         false,
         per_key!(CpuSort, sort::sort_unstable),
-    ),
+    )
+    .with_cpu_pairs(per_pair!(CpuPairs, false, sort::sort_pairs_unstable)),
     Algo::new(
         "reference-seq",
         "CPU reference: stable sequential sort (std sort_by)",
         true,
         per_key!(CpuSort, sort::sort_seq),
-    ),
+    )
+    .with_cpu_pairs(per_pair!(CpuPairs, true, sort::sort_pairs_seq)),
     Algo::new(
         "reference-unstable-seq",
         "CPU reference: unstable sequential sort (std sort_unstable_by)",
         false,
         per_key!(CpuSort, sort::sort_unstable_seq),
-    ),
+    )
+    .with_cpu_pairs(per_pair!(CpuPairs, false, sort::sort_pairs_unstable_seq)),
     radix_entry(
         "radix",
         "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon radix sort",
         per_key!(GpuSort, ad::radix_fast),
+        per_pair!(GpuPairs, true, ad::radix_fast_pairs),
     ),
     radix_entry(
         "radix-satish",
         "GPU 4-bit blocked radix sort (Satish, Harris, Garland)",
         per_key!(GpuSort, ad::radix_satish),
+        per_pair!(GpuPairs, true, ad::radix_satish_pairs),
     ),
     radix_entry(
         "radix-onebit",
         "GPU 1-bit split radix sort (CUDPP style)",
         per_key!(GpuSort, ad::radix_onebit),
+        per_pair!(GpuPairs, true, ad::radix_onebit_pairs),
     ),
     Algo::new(
         "roughsort",
@@ -52,25 +60,38 @@ pub static ALGOS: &[Algo] = &[
         false,
         per_key!(CpuSort, ad::rough_cpu),
     )
-    .with_gpu(per_key!(GpuSort, ad::rough_gpu)),
+    .with_gpu(per_key!(GpuSort, ad::rough_gpu))
+    .with_cpu_pairs(per_pair!(CpuPairs, true, ad::rough_pairs_cpu))
+    .with_gpu_pairs(per_pair!(GpuPairs, true, ad::rough_pairs_gpu)),
     Algo::new(
         "roughsort-seq",
         "CPU sequential roughsort (halving algorithm)",
         false,
         per_key!(CpuSort, ad::rough_seq_cpu),
-    ),
+    )
+    .with_cpu_pairs(per_pair!(CpuPairs, true, ad::rough_seq_pairs_cpu)),
     Algo::new(
         "approx-refine",
         "interval approximate sort then refine inside intervals (a bucket sort)",
         false,
         per_key!(CpuSort, ad::approx_refine_cpu),
     )
-    .with_gpu(per_key!(GpuSort, ad::approx_refine_gpu)),
+    .with_gpu(per_key!(GpuSort, ad::approx_refine_gpu))
+    .with_cpu_pairs(per_pair!(CpuPairs, true, ad::approx_refine_pairs_cpu))
+    .with_gpu_pairs(per_pair!(GpuPairs, false, ad::approx_refine_pairs_gpu)),
 ];
 
-/// A radix variant: stable, with the rayon radix sort as its CPU twin.
-const fn radix_entry(name: &'static str, description: &'static str, gpu: crate::GpuSort) -> Algo {
-    Algo::new(name, description, true, per_key!(CpuSort, radix::sort_keys)).with_gpu(gpu)
+/// A radix variant: stable, with the rayon radix sort as its CPU twin (keys and pairs).
+const fn radix_entry(
+    name: &'static str,
+    description: &'static str,
+    gpu: crate::GpuSort,
+    gpu_pairs: crate::GpuPairs,
+) -> Algo {
+    Algo::new(name, description, true, per_key!(CpuSort, radix::sort_keys))
+        .with_gpu(gpu)
+        .with_cpu_pairs(per_pair!(CpuPairs, true, radix::sort_pairs))
+        .with_gpu_pairs(gpu_pairs)
 }
 
 /// The registered algorithm called `name`.
@@ -100,7 +121,7 @@ pub fn gpu_names() -> String {
 
 #[cfg(test)]
 mod tests {
-    use sortlab_primitives::{Order, SortKey};
+    use sortlab_primitives::{Order, SortKey, SortValue};
 
     use super::*;
 
@@ -132,6 +153,62 @@ mod tests {
             sorts::<u64>(a, &[3, 1, u64::MAX, 1]);
             sorts::<i64>(a, &[3, i64::MIN, 2, 1]);
             sorts::<f64>(a, &[3.0, f64::NEG_INFINITY, 2.0, 1.0]);
+        }
+    }
+
+    /// The CPU pair sort of `K` keys with `V` index values on `keys` (descending): keys in
+    /// order, each value with its key, and equal keys in input order where stable.
+    fn sorts_pairs<K: SortKey, V: SortValue + TryFrom<usize> + Copy>(a: &Algo, keys: &[K])
+    where
+        usize: TryFrom<V>,
+    {
+        let Some(pairs) = a.cpu_pairs else { return };
+        let index = |i: usize| V::try_from(i).ok().expect("small index");
+        let mut k = keys.to_vec();
+        let mut v: Vec<V> = (0..keys.len()).map(index).collect();
+        let sort = a.cpu_pairs_for::<K, V>().expect("every key and value type");
+        sort(&mut k, &mut v, Order::Descending).expect("equal lengths");
+        let what = format!("{} {}", a.name, K::NAME);
+        assert!(
+            k.windows(2).all(|w| w[0].total_cmp(&w[1]).is_ge()),
+            "{what}"
+        );
+        let at = |x: V| usize::try_from(x).ok().expect("an index");
+        assert!(
+            k.iter()
+                .zip(&v)
+                .all(|(key, &i)| key.total_cmp(&keys[at(i)]).is_eq()),
+            "{what}"
+        );
+        if pairs.stable {
+            let in_order = (k.windows(2).zip(v.windows(2)))
+                .all(|(kw, vw)| kw[0].total_cmp(&kw[1]).is_ne() || at(vw[0]) < at(vw[1]));
+            assert!(in_order, "{what}: not stable");
+        }
+        let mut short = vec![index(0); keys.len().saturating_sub(1)];
+        assert!(
+            sort(&mut k, &mut short, Order::Ascending).is_err(),
+            "{what}"
+        );
+    }
+
+    fn sorts_both_values<K: SortKey>(a: &Algo, keys: &[K]) {
+        sorts_pairs::<K, u32>(a, keys);
+        sorts_pairs::<K, u64>(a, keys);
+        assert!(a.cpu_pairs_for::<K, i32>().is_none(), "{}", a.name);
+        assert_eq!(a.gpu_pairs.is_some(), a.gpu_pairs_for::<K, u64>().is_some());
+    }
+
+    #[test]
+    fn pair_sorts_sort_on_the_cpu_with_every_key_and_value_type() {
+        for a in ALGOS {
+            assert!(a.has_gpu() || a.gpu_pairs.is_none(), "{}", a.name);
+            sorts_both_values::<u32>(a, &[3, 1, 2, 1, 3]);
+            sorts_both_values::<i32>(a, &[3, -1, 2, -1, 1]);
+            sorts_both_values::<f32>(a, &[3.0, -0.0, f32::NAN, 0.0, 3.0]);
+            sorts_both_values::<u64>(a, &[3, 1, u64::MAX, 1, 3]);
+            sorts_both_values::<i64>(a, &[3, i64::MIN, 2, 1, i64::MIN]);
+            sorts_both_values::<f64>(a, &[3.0, f64::NEG_INFINITY, 2.0, 1.0, 2.0]);
         }
     }
 

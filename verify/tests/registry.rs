@@ -3,7 +3,10 @@
 //! run with `--include-ignored` on a CUDA machine, e.g. through scripts/gpu-check).
 //!
 //! An entry added to the registry fails `every_entry_is_switched_on` until it has its lines
-//! here: one `sort_suite!` for the CPU engine, one for the GPU engine where there is one.
+//! here: one `sort_suite!` for the CPU engine, one for the GPU engine where there is one. The
+//! pair tests run each entry's key-value sorts; an entry without them on an engine skips them
+//! (with a note), and `entries_without_pairs` lists exactly those, so that gaining or losing
+//! a key-value sort is noticed.
 
 use std::sync::OnceLock;
 
@@ -18,8 +21,8 @@ enum Engine {
     Gpu,
 }
 
-/// A registry entry on one engine, as a [`SortAlgorithm`] (keys only: the registry's entry
-/// points sort keys, so the pair tests pass without running).
+/// A registry entry on one engine, as a [`SortAlgorithm`]: its key sorts, and its key-value
+/// sorts where it has them on that engine.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     algo: &'static Algo,
@@ -41,6 +44,14 @@ fn entry(name: &str, engine: Engine) -> Entry {
     Entry { algo, engine }
 }
 
+/// Whether `algo` has a key-value sort on `engine`.
+fn has_pairs(algo: &Algo, engine: Engine) -> bool {
+    match engine {
+        Engine::Cpu => algo.cpu_pairs.is_some(),
+        Engine::Gpu => algo.gpu_pairs.is_some(),
+    }
+}
+
 /// GPU 0, opened once for every GPU test of this file.
 fn device() -> Result<&'static Gpu, String> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -58,10 +69,14 @@ impl SortAlgorithm for Entry {
         format!("registry {} ({engine})", self.algo.name)
     }
     fn is_stable(&self) -> bool {
-        self.algo.stable
+        let pairs_stable = match self.engine {
+            Engine::Cpu => self.algo.cpu_pairs.map(|p| p.stable),
+            Engine::Gpu => self.algo.gpu_pairs.map(|p| p.stable),
+        };
+        pairs_stable.unwrap_or(self.algo.stable)
     }
     fn supports_pairs(&self) -> bool {
-        false
+        has_pairs(self.algo, self.engine)
     }
     fn sort_keys<K: SortKey>(&self, keys: &mut [K], order: Order) -> Result<(), String> {
         let missing = |what: &str| format!("{} has no {what} {} sort", self.algo.name, K::NAME);
@@ -82,11 +97,33 @@ impl SortAlgorithm for Entry {
     }
     fn sort_pairs<K: SortKey, V: SortValue>(
         &self,
-        _keys: &mut [K],
-        _values: &mut [V],
-        _order: Order,
+        keys: &mut [K],
+        values: &mut [V],
+        order: Order,
     ) -> Result<(), String> {
-        Err(format!("{}: the registry sorts keys only", self.algo.name))
+        let missing = |what: &str| {
+            format!(
+                "{} has no {what} {} keys, {} values sort",
+                self.algo.name,
+                K::NAME,
+                std::any::type_name::<V>()
+            )
+        };
+        match self.engine {
+            Engine::Cpu => {
+                let sort = (self.algo.cpu_pairs_for::<K, V>()).ok_or_else(|| missing("CPU"))?;
+                sort(keys, values, order).map_err(|e| e.to_string())
+            }
+            Engine::Gpu => {
+                let sort = (self.algo.gpu_pairs_for::<K, V>()).ok_or_else(|| missing("GPU"))?;
+                let gpu = device()?;
+                let mut dk = DeviceBuffer::from_host(gpu, keys).map_err(|e| e.to_string())?;
+                let mut dv = DeviceBuffer::from_host(gpu, values).map_err(|e| e.to_string())?;
+                sort(gpu, &mut dk, &mut dv, order).map_err(|e| e.to_string())?;
+                dk.copy_to_host(keys).map_err(|e| e.to_string())?;
+                dv.copy_to_host(values).map_err(|e| e.to_string())
+            }
+        }
     }
 }
 
@@ -143,5 +180,31 @@ fn every_entry_is_switched_on() {
     assert_eq!(
         registered, SWITCHED_ON,
         "every registry entry needs its sort_suite! lines in this file"
+    );
+}
+
+/// The entries whose pair tests skip: (name, engine) of every engine an entry has without a
+/// key-value sort there. Every entry sorts pairs on each of its engines today.
+const WITHOUT_PAIRS: &[(&str, Engine)] = &[];
+
+#[test]
+fn entries_without_pairs() {
+    let missing: Vec<(&str, Engine)> = ALGOS
+        .iter()
+        .flat_map(|a| {
+            let engines = if a.has_gpu() {
+                &[Engine::Cpu, Engine::Gpu][..]
+            } else {
+                &[Engine::Cpu][..]
+            };
+            engines
+                .iter()
+                .filter(|&&e| !has_pairs(a, e))
+                .map(|&e| (a.name, e))
+        })
+        .collect();
+    assert_eq!(
+        missing, WITHOUT_PAIRS,
+        "the registry entries without a key-value sort changed: update WITHOUT_PAIRS"
     );
 }
