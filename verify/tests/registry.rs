@@ -3,7 +3,7 @@
 //! run with `--include-ignored` on a CUDA machine, e.g. through scripts/gpu-check).
 //!
 //! An entry added to the registry fails `every_entry_is_switched_on` until it has its lines
-//! here: one `sort_suite!` for the CPU engine, one for the GPU engine where there is one. The
+//! in `registry_suites!` below: its CPU test module, and its GPU one where there is one. The
 //! pair tests run each entry's key-value sorts; an entry without them on an engine skips them
 //! (with a note), and `entries_without_pairs` lists exactly those, so that gaining or losing
 //! a key-value sort is noticed.
@@ -127,52 +127,37 @@ impl SortAlgorithm for Entry {
     }
 }
 
-sortlab_verify::sort_suite!(reference_cpu, cpu("reference"));
-sortlab_verify::sort_suite!(reference_unstable_cpu, cpu("reference-unstable"));
-sortlab_verify::sort_suite!(reference_seq_cpu, cpu("reference-seq"));
-sortlab_verify::sort_suite!(reference_unstable_seq_cpu, cpu("reference-unstable-seq"));
-sortlab_verify::sort_suite!(radix_cpu, cpu("radix"));
-sortlab_verify::sort_suite!(radix_satish_cpu, cpu("radix-satish"));
-sortlab_verify::sort_suite!(radix_onebit_cpu, cpu("radix-onebit"));
-sortlab_verify::sort_suite!(roughsort_cpu, cpu("roughsort"));
-sortlab_verify::sort_suite!(roughsort_seq_cpu, cpu("roughsort-seq"));
-sortlab_verify::sort_suite!(approx_refine_cpu, cpu("approx-refine"));
+/// One `sort_suite!` for each entry's CPU engine and, where named, one for its GPU engine
+/// (ignored without a device), and `SWITCHED_ON`: the entries so covered, (name, with its GPU
+/// engine), which `every_entry_is_switched_on` compares with the registry.
+macro_rules! registry_suites {
+    ($($cpu_test:ident $(/ $gpu_test:ident)? => $name:literal),* $(,)?) => {
+        $(
+            sortlab_verify::sort_suite!($cpu_test, cpu($name));
+            $(sortlab_verify::sort_suite!($gpu_test, gpu($name), ignore = "needs a CUDA device");)?
+        )*
+        const SWITCHED_ON: &[(&str, bool)] = &[$(($name, registry_suites!(@gpu $($gpu_test)?))),*];
+    };
+    (@gpu $gpu_test:ident) => {
+        true
+    };
+    (@gpu) => {
+        false
+    };
+}
 
-sortlab_verify::sort_suite!(radix_gpu, gpu("radix"), ignore = "needs a CUDA device");
-sortlab_verify::sort_suite!(
-    radix_satish_gpu,
-    gpu("radix-satish"),
-    ignore = "needs a CUDA device"
-);
-sortlab_verify::sort_suite!(
-    radix_onebit_gpu,
-    gpu("radix-onebit"),
-    ignore = "needs a CUDA device"
-);
-sortlab_verify::sort_suite!(
-    roughsort_gpu,
-    gpu("roughsort"),
-    ignore = "needs a CUDA device"
-);
-sortlab_verify::sort_suite!(
-    approx_refine_gpu,
-    gpu("approx-refine"),
-    ignore = "needs a CUDA device"
-);
-
-/// The entries switched on above: (name, with its GPU engine).
-const SWITCHED_ON: &[(&str, bool)] = &[
-    ("reference", false),
-    ("reference-unstable", false),
-    ("reference-seq", false),
-    ("reference-unstable-seq", false),
-    ("radix", true),
-    ("radix-satish", true),
-    ("radix-onebit", true),
-    ("roughsort", true),
-    ("roughsort-seq", false),
-    ("approx-refine", true),
-];
+registry_suites! {
+    reference_cpu => "reference",
+    reference_unstable_cpu => "reference-unstable",
+    reference_seq_cpu => "reference-seq",
+    reference_unstable_seq_cpu => "reference-unstable-seq",
+    radix_cpu / radix_gpu => "radix",
+    radix_satish_cpu / radix_satish_gpu => "radix-satish",
+    radix_onebit_cpu / radix_onebit_gpu => "radix-onebit",
+    roughsort_cpu / roughsort_gpu => "roughsort",
+    roughsort_seq_cpu => "roughsort-seq",
+    approx_refine_cpu / approx_refine_gpu => "approx-refine",
+}
 
 #[test]
 fn every_entry_is_switched_on() {
