@@ -8,9 +8,7 @@ use sortlab_primitives::SortValue;
 use super::point::{check_sorted_pairs, GpuPoint, Out};
 use crate::backend::check;
 use crate::bench::row::wrong;
-use crate::bench::timing::{
-    buffers, gpu_err, slot_count, time_gpu_rotating, time_gpu_slots, InputSlots,
-};
+use crate::bench::timing::{buffers, slot_count, time_gpu_rotating, time_gpu_slots, InputSlots};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::key::CliKey;
@@ -41,8 +39,7 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
     p: &GpuPoint<'_, K, V>,
     out: &mut Out<'_>,
 ) -> Result<(), CliError> {
-    let (gpu, what, order, reps) = (p.gpu, p.what, out.ctx.order, out.ctx.reps);
-    let err = gpu_err(what);
+    let (gpu, what, order, reps, err) = p.context(out);
     let n = p.input.len();
     // The approximate sorts leave their input as it is: slots of inputs too.
     let ka = slot_count(gpu, 2 * p.kb);

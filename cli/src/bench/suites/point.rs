@@ -6,7 +6,7 @@ use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
 use crate::backend::check;
 use crate::bench::row::{wrong, BenchRow, RowId};
 use crate::bench::setup::Run;
-use crate::bench::timing::{buffers, time_cpu};
+use crate::bench::timing::{buffers, gpu_err, time_cpu};
 use crate::cmd::say;
 use crate::error::CliError;
 
@@ -97,6 +97,27 @@ pub(super) struct GpuPoint<'a, K: SortKey, V: SortValue> {
 type Slots<K, V> = (Vec<DeviceBuffer<K>>, Vec<DeviceBuffer<V>>);
 
 impl<K: SortKey, V: SortValue> GpuPoint<'_, K, V> {
+    /// What every GPU row of the point uses: the device, the error context, the order, the
+    /// timed repetitions, and the conversion of runtime errors.
+    pub(super) fn context(
+        &self,
+        out: &Out<'_>,
+    ) -> (
+        &Gpu,
+        &str,
+        Order,
+        u32,
+        impl Fn(sortlab_primitives::Error) -> CliError + '_,
+    ) {
+        (
+            self.gpu,
+            self.what,
+            out.ctx.order,
+            out.ctx.reps,
+            gpu_err(self.what),
+        )
+    }
+
     /// Output slots of in-place sorts: `k1` of keys, `k2` of values (contents unspecified).
     pub(super) fn sort_slots(&self) -> Result<Slots<K, V>, CliError> {
         let n = self.input.len();

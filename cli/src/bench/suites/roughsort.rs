@@ -7,7 +7,7 @@ use sortlab_primitives::SortValue;
 use super::point::{check_sorted_pairs, GpuPoint, Out};
 use crate::backend::check;
 use crate::bench::row::wrong;
-use crate::bench::timing::{gpu_err, time_gpu_rotating, time_gpu_slots};
+use crate::bench::timing::{time_gpu_rotating, time_gpu_slots};
 use crate::cmd::note;
 use crate::error::CliError;
 use crate::key::CliKey;
@@ -37,8 +37,7 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
     p: &GpuPoint<'_, K, V>,
     out: &mut Out<'_>,
 ) -> Result<(), CliError> {
-    let (gpu, what, order, reps) = (p.gpu, p.what, out.ctx.order, out.ctx.reps);
-    let err = gpu_err(what);
+    let (gpu, what, order, reps, err) = p.context(out);
     let (mut keys, mut values) = p.sort_slots()?;
     // The radius reads its input only: its slots are the sort's, restored once.
     for b in keys.iter_mut() {
