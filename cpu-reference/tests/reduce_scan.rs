@@ -35,21 +35,9 @@ fn eps<K: SortKey>() -> f64 {
     }
 }
 
+/// The workspace's special keys (every NaN kind, ±inf, ±0.0, subnormals, extremes).
 fn specials<K: SortKey>() -> Vec<K> {
-    let mut v = vec![K::LOWEST, K::HIGHEST, K::from_f64(0.0), K::from_f64(1.0)];
-    if K::IS_FLOAT {
-        for x in [
-            f64::NAN,
-            -f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            -0.0,
-            5e-324,
-        ] {
-            v.push(K::from_f64(x));
-        }
-    }
-    v
+    sortlab_verify::specials::<K>()
 }
 
 /// Full-range integers; floats in ±1000 of mixed magnitude (no overflow).

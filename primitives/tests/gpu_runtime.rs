@@ -218,38 +218,13 @@ fn disk_cache_stores_and_reuses_modules() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The workspace's special keys (`sortlab_verify::specials`), with a normal-range f64 subnormal
+/// and f32's own subnormals and extremes.
 fn edge_values<K: SortKey>() -> Vec<K> {
-    let mut v = vec![
-        K::LOWEST,
-        K::HIGHEST,
-        K::from_f64(0.0),
-        K::from_f64(1.0),
-        K::from_f64(-1.0),
-    ];
+    let mut v = sortlab_verify::specials::<K>();
     if K::IS_FLOAT {
-        for x in [
-            f64::NAN,
-            -f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            -0.0,
-            5e-324,
-            -5e-324,
-            1e-310,
-            f64::MAX,
-            f64::MIN,
-        ] {
-            v.push(K::from_f64(x));
-        }
-        // f32 subnormals and the extremes of f32 itself.
-        for x in [
-            1e-45f32 as f64,
-            -1e-45f32 as f64,
-            f32::MAX as f64,
-            f32::MIN as f64,
-        ] {
-            v.push(K::from_f64(x));
-        }
+        let f32_edges = [1e-45f32, -1e-45, f32::MAX, f32::MIN].map(f64::from);
+        v.extend([1e-310].into_iter().chain(f32_edges).map(K::from_f64));
     }
     v
 }

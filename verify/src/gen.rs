@@ -233,8 +233,15 @@ fn from_ieee<K: SortKey>(raw: u64) -> K {
     from_bits::<K>(if raw & sign != 0 { !raw } else { raw | sign })
 }
 
-/// The special values of [`Pattern::FloatSpecials`] for `K`.
-pub(crate) fn specials<K: SortKey>() -> Vec<K> {
+/// The special values of [`Pattern::FloatSpecials`] for `K`: for floats every kind of NaN
+/// (quiet, signalling, full payload, both signs), ±inf, ±0.0, the extreme subnormals, ±MIN_POSITIVE,
+/// ±MAX and ±1.0; for integers 0, 1, ±1, ±2 and the extremes of the ordered bits.
+///
+/// ```
+/// let v = sortlab_verify::specials::<f32>();
+/// assert!(v.iter().any(|x| x.is_nan()) && v.iter().any(|x| x.to_bits() == (-0.0f32).to_bits()));
+/// ```
+pub fn specials<K: SortKey>() -> Vec<K> {
     if K::IS_FLOAT {
         let (bits, mant) = if K::SIZE == 4 {
             (32, f32::MANTISSA_DIGITS - 1)
