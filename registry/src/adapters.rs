@@ -29,7 +29,7 @@ macro_rules! radix_variant {
         }
 
         #[doc = concat!("`", $name, "` pairs on the GPU: [`RadixVariant::",
-                            stringify!($variant), "`].")]
+                                    stringify!($variant), "`].")]
         pub(crate) fn $pairs<K: SortKey, V: SortValue>(
             gpu: &Gpu,
             keys: &mut DeviceBuffer<K>,
