@@ -28,8 +28,7 @@ macro_rules! radix_variant {
             radix::sort_keys(gpu, keys, &radix_opts(order, RadixVariant::$variant))
         }
 
-        #[doc = concat!("`", $name, "` pairs on the GPU: [`RadixVariant::",
-                                    stringify!($variant), "`].")]
+        #[doc = concat!("`", $name, "` pairs: [`RadixVariant::", stringify!($variant), "`].")]
         pub(crate) fn $pairs<K: SortKey, V: SortValue>(
             gpu: &Gpu,
             keys: &mut DeviceBuffer<K>,
