@@ -87,9 +87,8 @@ __device__ __forceinline__ void store_run(u64* p, u64 first, u64 len, bool vec, 
 
 // Exclusive sum scan of p[0, len) in place by one block of Threads (all call): rounds of
 // Threads * Run words, each thread a run of Run consecutive ones (16-byte vectors) summed in
-// registers, then one block scan of the runs (10,001 counts: 9.9 us on an H100 with Threads 1024,
-// Run 8; row-by-row warp shuffles took 13.3; README.md). Kernels bound to 32 registers a thread
-// take Run 2.
+// registers, then one block scan of the runs (faster than row-by-row warp shuffles:
+// approxsort/README.md). Kernels bound to 32 registers a thread take Run 2.
 template <int Threads, int Run>
 __device__ __forceinline__ void scan_words(u64* p, u64 len,
                                            typename sortlab::BlockScan<u64, Threads>::TempStorage& tmp) {

@@ -57,8 +57,7 @@
 // (zeroing, gated fallbacks, scans, the paper's and refine's kernels) also let their successor
 // launch at once (sortlab::dependent_entry); the three long passes of the leading-bits path
 // (approx_minmax_lead, approx_wide_lead, approx_wide_fine_*) only wait: a successor launched at
-// their start sits resident beside them for the whole pass (2.130 ms a call at 2^28 u32 keys on
-// an H100 against 2.143 launching early; README.md).
+// their start sits resident beside them for the whole pass (measured slower: README.md).
 //
 // Defines (policy: ApproxPolicy in policy.rs):
 //   KEY_T, KEY_BITS_T the key's CUDA type and the word of its ordered bits

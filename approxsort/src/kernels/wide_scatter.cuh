@@ -82,7 +82,7 @@ struct LeadMap {
     __device__ __forceinline__ u32 bin(KEY_T k) const { return (u32)((sortlab::flip_bits(k, flip) >> shift) - base); }
     __device__ __forceinline__ void count(KEY_T k) const { atomicAdd(fine_hist + fine(sortlab::flip_bits(k, flip)), 1u); }
     // Its tiles take the checked code of every step even when full (the unchecked code made this
-    // pass slower: 1.10 -> 1.15 ms on an H100 at 2^28 u32 keys).
+    // pass slower: README.md).
     static constexpr bool kCounts = true;
 };
 
@@ -110,7 +110,7 @@ __device__ __forceinline__ void wide_rank(const KEY_T (&k)[WIDE_ITEMS], u32 vali
 // Step 3: the key of rank r in its bin (and its value) to slot wend[bin] - 1 - r of the staged
 // tile (wend: the bins' run ends; r packs the bin above the rank, so the bin is not computed
 // again). Each slot is written as it is read: reading every slot first (the compiler cannot move
-// the reads past a store that may alias wend) made the passes slower, 0.88 -> 0.97 ms.
+// the reads past a store that may alias wend) made the passes slower.
 template <bool Full>
 __device__ __forceinline__ void wide_stage(const KEY_T (&k)[WIDE_ITEMS], const u32 (&r)[WIDE_ITEMS], u32 valid,
                                            u64 start, const u32* wend, const Value* vals_in, Key* wkey,
@@ -146,8 +146,8 @@ __device__ __forceinline__ void wide_write(u32 j, const MapT& map, const SharedO
 // from the last tile when `reverse`): with Claimed, each block takes the next one from *next_tile
 // (zeroed before the launch) while it ranks the current one, so that blocks on faster
 // multiprocessors take more and all end together; else tiles b, b + gridDim.x, ...
-// The lead pass keeps tiles b, b + gridDim.x, ...: claiming them spilled its registers (907 ->
-// 1095 us on an H100 at 2^28 u32 keys; the fine pass gained 848 -> 840 us).
+// The lead pass keeps tiles b, b + gridDim.x, ...: claiming them spilled its registers and made
+// it slower (README.md).
 template <bool Cursor, bool Claimed, typename MapT>
 __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* vals_in, u64 n, const MapT& map,
                                              u32 bins, u64 chunk, const u64* matrix, const u64* bounds,
@@ -165,7 +165,7 @@ __device__ __forceinline__ void scatter_wide(const KEY_T* keys_in, const Value* 
     // The smallest and largest bin of the tile (two slots, alternating by tile: one is reset for
     // the next tile while the other is read), so that step 2 and the reset visit only the bins between:
     // a fine-pass tile holds one or two coarse bins' keys, about 2 * sqrt(m) of the m intervals
-    // (scanning all m bins: the fine pass 1.34 ms instead of 0.86 at 2^28 keys).
+    // (scanning all m bins made the fine pass half again as slow).
     __shared__ u32 tile_lo[2];
     __shared__ u32 tile_hi[2];
     // (Claimed) the tile a block takes next: slot 1 the first, then tile i's claim in slot i % 2
