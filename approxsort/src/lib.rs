@@ -64,9 +64,8 @@
 //! intervals itself: the count pass is skipped (20 bytes a 4-byte key). Every kernel is a
 //! programmatic dependent launch ([`sortlab_primitives::LaunchConfig::dependent`]).
 //!
-//! NVIDIA H100, 2^28 uniform `u32` keys in `0..2^31`, 10,000 intervals: 2.12 ms, 3.0x CUB's
-//! DeviceRadixSort SortKeys; `u32` pairs 3.91 ms, 2.2x SortPairs ([`refine`] after it, a full
-//! sort: 14.7 ms). The current table (device, date, command, ratios at 2^20, 2^24, 2^28) and
+//! About 3x CUB's DeviceRadixSort SortKeys and 2.2x SortPairs at 2^28 `u32` keys (H100 and H200,
+//! 10,000 intervals). The current table (device, date, command, ratios at 2^20, 2^24, 2^28) and
 //! what was tried and not kept are in the crate's `README.md`.
 //!
 //! # Example
