@@ -31,7 +31,10 @@
 #![deny(missing_docs)]
 
 pub mod approx;
+pub mod arrays;
+pub mod bitonic;
 pub mod check;
+pub mod merge;
 mod error;
 pub mod radius;
 pub mod radix;

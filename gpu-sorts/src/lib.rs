@@ -14,4 +14,6 @@
 //! `sortlab-verify`.
 #![deny(missing_docs)]
 
+pub mod bitonic;
+pub mod merge;
 pub mod radix;

@@ -1,0 +1,1 @@
+//! Many small arrays sorted independently (the CPU twin of `sortlab-arraysort`).

@@ -1,0 +1,1 @@
+//! Bitonic sorting networks on rayon (the CPU twin of `sortlab_gpu_sorts::bitonic`).
