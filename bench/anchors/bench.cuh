@@ -33,6 +33,49 @@ void bench_in_out(const Ctx& c, const char* op, const PatternSpec& p, uint64_t n
   emit_row(c, op, TypeInfo<T>::name, nullptr, p.name, n, ms, uint64_t(2) * n * sizeof(T), ok);
 }
 
+// Generic out-of-place key-value benchmark: as bench_in_out, with values V = the input index
+// (u32 for 4-byte keys, u64 for 8-byte keys) moving with the keys; bytes = read + write of every
+// key and value. The check: keys sorted ascending, values a permutation (checksum), and every
+// value's input key equal to its output key.
+// call(void* temp, size_t& temp_bytes, const K* kin, K* kout, const V* vin, V* vout) -> cudaError_t
+template <class K> using PairValue = std::conditional_t<sizeof(K) == 4, uint32_t, uint64_t>;
+template <class K, class Call>
+void bench_pairs_in_out(const Ctx& c, const char* op, const PatternSpec& p, uint64_t n,
+                        Call&& call) {
+  using V = PairValue<K>;
+  require_num_items(n);
+  size_t temp_bytes = 0;
+  CK(call(nullptr, temp_bytes, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
+          static_cast<const V*>(nullptr), static_cast<V*>(nullptr)));
+  const int k = plan_slots(c, 2 * (Slots<K>::stride_for(n) + Slots<V>::stride_for(n)), temp_bytes);
+  Slots<K> kin, kout;
+  Slots<V> vin, vout;
+  kin.init(n, k);
+  kout.init(n, k);
+  vin.init(n, k);
+  vout.init(n, k);
+  generate_slots(c, kin, n, p);
+  for (int s = 0; s < k; ++s) {
+    if (n) iota_kernel<V><<<grid_for(c, n), 256, 0, c.stream>>>(vin[s], n);
+    CK(cudaGetLastError());
+  }
+  CK(cudaStreamSynchronize(c.stream));
+  int last = 0;
+  const double ms = time_with_temp(
+      c, k, temp_bytes,
+      [&](int s, void* temp, size_t& tb) {
+        return call(temp, tb, static_cast<const K*>(kin[s]), kout[s], static_cast<const V*>(vin[s]),
+                    vout[s]);
+      },
+      &last);
+  bool good = count_unsorted(c, kout[last], n, false) == 0 &&
+              checksum(c, vin[last], n) == checksum(c, vout[last], n);
+  if (good && n)
+    good = device_sum(c, n, PairMismatch<K, V>{kin[last], kout[last], vout[last], n}) == 0;
+  emit_row(c, op, TypeInfo<K>::name, TypeInfo<V>::name, p.name, n, ms,
+           uint64_t(2) * n * (sizeof(K) + sizeof(V)), ok_flag(good));
+}
+
 // ------------------------------------------------------------------------------------------
 // Anchor functions: anchor_<op>_<type>(ctx, pattern, n), one per op and key type.
 // ------------------------------------------------------------------------------------------
@@ -82,6 +125,7 @@ ANCHOR_DECL(radix_sort_keys_desc)
 ANCHOR_DECL(radix_sort_pairs)
 // merge_keys.cu
 ANCHOR_DECL(merge_sort_keys)
+ANCHOR_DECL(merge_sort_pairs)
 // segmented_keys.cu
 ANCHOR_DECL(segmented_sort_keys)
 

@@ -70,6 +70,7 @@ const std::vector<OpEntry>& ops_table() {
        ANCHOR_TABLE(radix_sort_keys_desc)},
       {"radix_sort_pairs", {T::U32, T::U64}, true, ANCHOR_TABLE(radix_sort_pairs)},
       {"merge_sort_keys", {T::U32}, true, ANCHOR_TABLE(merge_sort_keys)},
+      {"merge_sort_pairs", {T::U32}, true, ANCHOR_TABLE(merge_sort_pairs)},
       {"segmented_sort_keys", {T::U32}, true, ANCHOR_TABLE(segmented_sort_keys)},
   };
   return t;
@@ -88,11 +89,11 @@ const char* kUsage =
     "  --ops LIST        comma list or 'all' (default all): copy, reduce_sum, reduce_min,\n"
     "                    reduce_max, scan_inclusive_sum, scan_exclusive_sum, radix_sort_keys,\n"
     "                    radix_sort_keys_desc, radix_sort_pairs, merge_sort_keys,\n"
-    "                    segmented_sort_keys\n"
+    "                    merge_sort_pairs, segmented_sort_keys\n"
     "  --types LIST      u32,i32,f32,u64,i64,f64 or 'all' (default per op: copy u32; reduce/scan\n"
-    "                    u32,f32; radix keys u32,u64,f32,f64; pairs u32,u64 (values: u32 for\n"
-    "                    4-byte keys, u64 for 8-byte); merge and segmented u32). Given types\n"
-    "                    apply to every op except copy, which is always u32.\n"
+    "                    u32,f32; radix keys u32,u64,f32,f64; radix pairs u32,u64; merge and\n"
+    "                    segmented u32; pair values: u32 for 4-byte keys, u64 for 8-byte).\n"
+    "                    Given types apply to every op except copy, which is always u32.\n"
     "  --sizes LIST      log2 sizes (default 16,20,24,28)\n"
     "  --n LIST          explicit sizes (added to --sizes; given alone, replaces the default)\n"
     "  --patterns LIST   uniform, full-range, gaussian, zipf, few-distinct, all-equal,\n"
