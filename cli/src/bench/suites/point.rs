@@ -6,7 +6,7 @@ use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
 use crate::backend::check;
 use crate::bench::row::{wrong, BenchRow, RowId};
 use crate::bench::setup::Run;
-use crate::bench::timing::{buffers, gpu_err, time_cpu};
+use crate::bench::timing::{buffers, gpu_err, time_cpu, time_gpu_slots};
 use crate::cmd::say;
 use crate::error::CliError;
 
@@ -126,6 +126,83 @@ impl<K: SortKey, V: SortValue> GpuPoint<'_, K, V> {
             buffers::<V>(self.gpu, n, self.k2, self.what)?,
         ))
     }
+}
+
+/// An in-place GPU sort of keys alone, as a suite row times it.
+pub(super) type SortKeysFn<'a, K> =
+    &'a mut dyn FnMut(&mut DeviceBuffer<K>) -> sortlab_primitives::Result<()>;
+/// An in-place GPU sort of keys and values, as a suite row times it.
+pub(super) type SortPairsFn<'a, K, V> = &'a mut dyn FnMut(
+    &mut DeviceBuffer<K>,
+    &mut DeviceBuffer<V>,
+) -> sortlab_primitives::Result<()>;
+
+/// The `sort_keys` and `sort_pairs` rows of one full in-place GPU sort `algo` at point `p`,
+/// on the output slots `slots` ([`GpuPoint::sort_slots`]): each timed over rotating slots with
+/// the input restored outside the timed region, the last output checked (sorted; pairs: each
+/// value the index of an equal input key, and in input order among equal keys if `stable`).
+pub(super) fn sort_rows<K: SortKey, V: SortValue + Into<u64>>(
+    p: &GpuPoint<'_, K, V>,
+    out: &mut Out<'_>,
+    slots: &mut Slots<K, V>,
+    algo: &str,
+    stable: bool,
+    sort_keys: SortKeysFn<'_, K>,
+    sort_pairs: SortPairsFn<'_, K, V>,
+) -> Result<(), CliError> {
+    let (gpu, what, order, reps, err) = p.context(out);
+    let (keys, values) = slots;
+    let (t, last) = time_gpu_slots(gpu, reps, what, p.k1, |s, restore| {
+        if restore {
+            keys[s].copy_from_device(p.d_in)
+        } else {
+            sort_keys(&mut keys[s])
+        }
+    })?;
+    let got = keys[last].to_host().map_err(&err)?;
+    check_sorted_pairs::<K, V>(&got, None, order, algo)?;
+    out.push::<K>(algo.to_string(), "gpu", "sort_keys", None, 0, t);
+    let (t, last) = time_gpu_slots(gpu, reps, what, p.k2, |s, restore| {
+        if restore {
+            keys[s].copy_from_device(p.d_in)?;
+            values[s].copy_from_device(&p.d_vals)
+        } else {
+            sort_pairs(&mut keys[s], &mut values[s])
+        }
+    })?;
+    let (k, v) = (
+        keys[last].to_host().map_err(&err)?,
+        values[last].to_host().map_err(&err)?,
+    );
+    if stable {
+        check_sorted_pairs(&k, Some(&v), order, algo)?;
+    } else {
+        check_sorted_pairs::<K, V>(&k, None, order, algo)?;
+        check_pairs_follow(p.input, &k, &v, algo)?;
+    }
+    out.push::<K>(algo.to_string(), "gpu", "sort_pairs", Some(p.vname), V::SIZE, t);
+    Ok(())
+}
+
+/// Index values `values` of sorted `keys`: every value names a distinct input position whose
+/// key equals its key (the values moved with their keys; any order among equal keys).
+fn check_pairs_follow<K: SortKey, V: SortValue + Into<u64>>(
+    input: &[K],
+    keys: &[K],
+    values: &[V],
+    what: &str,
+) -> Result<(), CliError> {
+    let mut seen = vec![false; input.len()];
+    for (i, (k, v)) in keys.iter().zip(values).enumerate() {
+        let at = usize::try_from((*v).into()).ok().filter(|&j| j < input.len());
+        let Some(j) = at.filter(|&j| !std::mem::replace(&mut seen[j], true)) else {
+            return Err(wrong(what, format!("value at {i} is not a fresh input index")));
+        };
+        if input[j].to_ordered_bits() != k.to_ordered_bits() {
+            return Err(wrong(what, format!("value at {i} did not move with its key")));
+        }
+    }
+    Ok(())
 }
 
 /// Keys sorted in `order`, and (for pairs with index values) stable.

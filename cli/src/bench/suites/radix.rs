@@ -4,10 +4,9 @@
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
 use sortlab_primitives::SortValue;
 
-use super::point::{check_sorted_pairs, GpuPoint, Out};
+use super::point::{sort_rows, GpuPoint, Out};
 use crate::backend::check;
 use crate::bench::row::wrong;
-use crate::bench::timing::time_gpu_slots;
 use crate::error::CliError;
 use crate::key::CliKey;
 
@@ -28,38 +27,24 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
     p: &GpuPoint<'_, K, V>,
     out: &mut Out<'_>,
 ) -> Result<(), CliError> {
-    let (gpu, what, order, reps, err) = p.context(out);
-    let (mut keys, mut values) = p.sort_slots()?;
+    let mut slots = p.sort_slots()?;
     for v in RadixVariant::ALL {
         let algo = algo(v);
         if !out.ctx.algos.wants(&algo) {
             continue;
         }
-        let opts = RadixOptions::default().with_order(order).with_variant(v);
-        let (t, last) = time_gpu_slots(gpu, reps, what, p.k1, |s, restore| {
-            if restore {
-                keys[s].copy_from_device(p.d_in)
-            } else {
-                radix::sort_keys(gpu, &mut keys[s], &opts)
-            }
-        })?;
-        let got = keys[last].to_host().map_err(&err)?;
-        check_sorted_pairs::<K, V>(&got, None, order, &algo)?;
-        out.push::<K>(algo.clone(), "gpu", "sort_keys", None, 0, t);
-        let (t, last) = time_gpu_slots(gpu, reps, what, p.k2, |s, restore| {
-            if restore {
-                keys[s].copy_from_device(p.d_in)?;
-                values[s].copy_from_device(&p.d_vals)
-            } else {
-                radix::sort_pairs(gpu, &mut keys[s], &mut values[s], &opts)
-            }
-        })?;
-        let (k, vv) = (
-            keys[last].to_host().map_err(&err)?,
-            values[last].to_host().map_err(&err)?,
-        );
-        check_sorted_pairs(&k, Some(&vv), order, &algo)?;
-        out.push::<K>(algo, "gpu", "sort_pairs", Some(p.vname), V::SIZE, t);
+        let opts = RadixOptions::default()
+            .with_order(out.ctx.order)
+            .with_variant(v);
+        sort_rows(
+            p,
+            out,
+            &mut slots,
+            &algo,
+            true,
+            &mut |k| radix::sort_keys(p.gpu, k, &opts),
+            &mut |k, v| radix::sort_pairs(p.gpu, k, v, &opts),
+        )?;
     }
     Ok(())
 }
