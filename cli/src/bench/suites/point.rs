@@ -132,10 +132,8 @@ impl<K: SortKey, V: SortValue> GpuPoint<'_, K, V> {
 pub(super) type SortKeysFn<'a, K> =
     &'a mut dyn FnMut(&mut DeviceBuffer<K>) -> sortlab_primitives::Result<()>;
 /// An in-place GPU sort of keys and values, as a suite row times it.
-pub(super) type SortPairsFn<'a, K, V> = &'a mut dyn FnMut(
-    &mut DeviceBuffer<K>,
-    &mut DeviceBuffer<V>,
-) -> sortlab_primitives::Result<()>;
+pub(super) type SortPairsFn<'a, K, V> =
+    &'a mut dyn FnMut(&mut DeviceBuffer<K>, &mut DeviceBuffer<V>) -> sortlab_primitives::Result<()>;
 
 /// The `sort_keys` and `sort_pairs` rows of one full in-place GPU sort `algo` at point `p`,
 /// on the output slots `slots` ([`GpuPoint::sort_slots`]): each timed over rotating slots with
@@ -180,7 +178,14 @@ pub(super) fn sort_rows<K: SortKey, V: SortValue + Into<u64>>(
         check_sorted_pairs::<K, V>(&k, None, order, algo)?;
         check_pairs_follow(p.input, &k, &v, algo)?;
     }
-    out.push::<K>(algo.to_string(), "gpu", "sort_pairs", Some(p.vname), V::SIZE, t);
+    out.push::<K>(
+        algo.to_string(),
+        "gpu",
+        "sort_pairs",
+        Some(p.vname),
+        V::SIZE,
+        t,
+    );
     Ok(())
 }
 
@@ -194,12 +199,20 @@ fn check_pairs_follow<K: SortKey, V: SortValue + Into<u64>>(
 ) -> Result<(), CliError> {
     let mut seen = vec![false; input.len()];
     for (i, (k, v)) in keys.iter().zip(values).enumerate() {
-        let at = usize::try_from((*v).into()).ok().filter(|&j| j < input.len());
+        let at = usize::try_from((*v).into())
+            .ok()
+            .filter(|&j| j < input.len());
         let Some(j) = at.filter(|&j| !std::mem::replace(&mut seen[j], true)) else {
-            return Err(wrong(what, format!("value at {i} is not a fresh input index")));
+            return Err(wrong(
+                what,
+                format!("value at {i} is not a fresh input index"),
+            ));
         };
         if input[j].to_ordered_bits() != k.to_ordered_bits() {
-            return Err(wrong(what, format!("value at {i} did not move with its key")));
+            return Err(wrong(
+                what,
+                format!("value at {i} did not move with its key"),
+            ));
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ mod approxsort;
 mod primitives;
 mod radix;
 mod roughsort;
+mod sorts;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -44,6 +45,11 @@ pub const PAPERS: &[(&str, &str)] = &[
         "Xiao, Chen, Sun, \"High Performance Approximate Sort Algorithm Using GPUs\", Figures \
          2-4: approximate sort (Fast, Paper) against radix and bucket sort, uniform and \
          gaussian keys, and time against NUM_INTERVAL",
+    ),
+    (
+        "sorts",
+        "the course notes' latency and bandwidth comparison of the sorts: every registered \
+         sort with a GPU engine, u32 keys against input size, with the copy rate as the bound",
     ),
 ];
 
@@ -100,6 +106,7 @@ pub fn run(args: &ReproduceArgs) -> Result<(), CliError> {
         "roughsort" => roughsort::run(args)?,
         "radix" => radix::run(args)?,
         "approxsort" => approxsort::run(args)?,
+        "sorts" => sorts::run(args)?,
         other => {
             return Err(CliError::Usage(format!(
                 "unknown experiment `{other}`; known: {}",
