@@ -6,48 +6,57 @@
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions};
 use sortlab_cpu_reference as cref;
-use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
+use sortlab_gpu_sorts::radix::{self, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order, Result, SortKey, SortValue};
 
-/// The radix options of `variant` in `order`, the rest default.
-fn radix_opts(order: Order, variant: RadixVariant) -> RadixOptions {
-    RadixOptions::default()
-        .with_order(order)
-        .with_variant(variant)
-}
-
-/// The GPU keys and pairs adapters (`$keys`, `$pairs`) of one radix variant.
-macro_rules! radix_variant {
-    ($keys:ident, $pairs:ident, $variant:ident, $name:literal) => {
-        #[doc = concat!("`", $name, "` on the GPU: [`RadixVariant::", stringify!($variant), "`].")]
+/// The GPU keys and pairs adapters (`$keys`, `$pairs`) of one variant of a gpu-sorts module
+/// whose options have `with_order` and `with_variant` (the rest default).
+macro_rules! gpu_variant {
+    ($keys:ident, $pairs:ident, $module:ident :: $opts:ident, $variant:ident :: $v:ident, $name:literal) => {
+        #[doc = concat!("`", $name, "` on the GPU: [`", stringify!($variant), "::", stringify!($v), "`].")]
         pub(crate) fn $keys<K: SortKey>(
             gpu: &Gpu,
             keys: &mut DeviceBuffer<K>,
             order: Order,
         ) -> Result<()> {
-            radix::sort_keys(gpu, keys, &radix_opts(order, RadixVariant::$variant))
+            let opts = $module::$opts::default().with_order(order).with_variant($variant::$v);
+            $module::sort_keys(gpu, keys, &opts)
         }
 
-        #[doc = concat!("`", $name, "` pairs: [`RadixVariant::", stringify!($variant), "`].")]
+        #[doc = concat!("`", $name, "` pairs: [`", stringify!($variant), "::", stringify!($v), "`].")]
         pub(crate) fn $pairs<K: SortKey, V: SortValue>(
             gpu: &Gpu,
             keys: &mut DeviceBuffer<K>,
             values: &mut DeviceBuffer<V>,
             order: Order,
         ) -> Result<()> {
-            radix::sort_pairs(
-                gpu,
-                keys,
-                values,
-                &radix_opts(order, RadixVariant::$variant),
-            )
+            let opts = $module::$opts::default().with_order(order).with_variant($variant::$v);
+            $module::sort_pairs(gpu, keys, values, &opts)
         }
     };
 }
 
-radix_variant!(radix_onebit, radix_onebit_pairs, OneBit, "radix-onebit");
-radix_variant!(radix_satish, radix_satish_pairs, Satish, "radix-satish");
-radix_variant!(radix_fast, radix_fast_pairs, Fast, "radix");
+gpu_variant!(
+    radix_onebit,
+    radix_onebit_pairs,
+    radix::RadixOptions,
+    RadixVariant::OneBit,
+    "radix-onebit"
+);
+gpu_variant!(
+    radix_satish,
+    radix_satish_pairs,
+    radix::RadixOptions,
+    RadixVariant::Satish,
+    "radix-satish"
+);
+gpu_variant!(
+    radix_fast,
+    radix_fast_pairs,
+    radix::RadixOptions,
+    RadixVariant::Fast,
+    "radix"
+);
 
 /// A roughsort error as the registry's GPU error.
 fn rough_error(e: sortlab_roughsort::Error) -> sortlab_primitives::Error {
