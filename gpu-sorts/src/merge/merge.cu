@@ -1,0 +1,383 @@
+// merge.cu: the merge sorts of MergeVariant::Satish and MergeVariant::Fast. Both start by sorting
+// tiles in shared memory and then merge sorted runs pairwise, level after level, between the
+// caller's buffer and a scratch buffer:
+//   merge_sort_tiles   every tile of SORT_THREADS * SORT_ITEMS keys sorted by the block merge sort
+//                      of `primitives` (sortlab/block/block_merge_sort.cuh); also the whole sort
+//                      of an input of at most one tile (one block, in place);
+//   merge_rank_pass    Satish: one merge level, one thread per element: its output position is
+//                      its index in its run plus its rank in the other run (binary search);
+//   merge_partition    Fast: the merge-path split of every merge block's first output;
+//   merge_path_pass    Fast: one merge level, MERGE_THREADS * MERGE_ITEMS outputs a block: both
+//                      runs' slices loaded into shared memory (coalesced), merged there (each
+//                      thread a merge-path split and a serial merge of MERGE_ITEMS outputs), and
+//                      stored coalesced.
+//
+// Keys are compared as ordered bits in the sort's order (sortlab::flip_bits with the flip word
+// of Order::flip); every merge takes from the left run on ties and every tile sort is stable, so
+// both sorts are stable in both orders. Positions are u64 throughout (inputs past 2^32 keys);
+// counts inside a block are u32.
+//
+// Level geometry (both merge kernels): runs of `width` keys, the last one possibly shorter;
+// pair p merges runs 2p and 2p + 1 into output [2p * width, min(n, (2p + 2) * width)); a pair
+// whose right run is empty (an odd run count) is a copy.
+//
+// Defines:
+//   KEY_T, KEY_BITS_T, VALUE_T, HAS_VALUES   the shared vocabulary (key_defines.cuh)
+//   SORT_THREADS, SORT_ITEMS    the tile sort's block (a power of two) and keys per thread
+//   SORT_SMEM_BYTES             its dynamic shared memory: sizeof the block sort's TempStorage
+//   MERGE_THREADS, MERGE_ITEMS  merge_path_pass's block and outputs per thread
+//   MERGE_SMEM_BYTES            its dynamic shared memory (keys and values of one block tile)
+//   PARTITION_THREADS           merge_partition's block
+//   RANK_THREADS                merge_rank_pass's block
+#include "sortlab/block/block_merge_sort.cuh"
+#include "sortlab/grid/grid_dependency.cuh"
+#include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/key_defines.cuh"
+#include "sortlab/thread/merge_path.cuh"
+
+#ifndef SORT_THREADS
+#define SORT_THREADS 256
+#endif
+#ifndef SORT_ITEMS
+#define SORT_ITEMS 4
+#endif
+#ifndef MERGE_THREADS
+#define MERGE_THREADS 256
+#endif
+#ifndef MERGE_ITEMS
+#define MERGE_ITEMS 8
+#endif
+#ifndef PARTITION_THREADS
+#define PARTITION_THREADS 256
+#endif
+#ifndef RANK_THREADS
+#define RANK_THREADS 256
+#endif
+
+typedef KEY_T Key;
+typedef KEY_BITS_T Bits;
+typedef VALUE_T Value;
+
+#if HAS_VALUES
+typedef Value SortValueT;
+#else
+typedef sortlab::NullValue SortValueT;
+#endif
+
+#define SORT_TILE (SORT_THREADS * SORT_ITEMS)
+#define MERGE_TILE (MERGE_THREADS * MERGE_ITEMS)
+
+typedef sortlab::BlockMergeSort<Bits, SortValueT, SORT_THREADS, SORT_ITEMS> TileSort;
+
+#ifdef SORT_SMEM_BYTES
+static_assert(sizeof(TileSort::TempStorage) == SORT_SMEM_BYTES,
+              "SORT_SMEM_BYTES must be the block sort's TempStorage size (the host's formula)");
+#else
+#define SORT_SMEM_BYTES ((int)sizeof(TileSort::TempStorage))
+#endif
+
+extern __shared__ __align__(16) unsigned char merge_smem[];
+
+// ---- The tile sort. ----
+
+// Sorts every tile [t * SORT_TILE, min(n, (t + 1) * SORT_TILE)) of keys_in (and values_in) into
+// the same place of keys_out (values_out): in place when they are the same buffers (a block reads
+// its whole tile before it writes it). Grid-strided over the tiles. smem_bytes: the dynamic
+// shared memory given (at least SORT_SMEM_BYTES).
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+merge_sort_tiles(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, Bits flip,
+                 u32 smem_bytes) {
+    sortlab::dependent_entry();
+    if (smem_bytes < (u32)SORT_SMEM_BYTES) __trap();
+    TileSort::TempStorage& tmp = *reinterpret_cast<TileSort::TempStorage*>(merge_smem);
+    const u32 tid = threadIdx.x;
+    const u64 tiles = (n + SORT_TILE - 1) / SORT_TILE;
+    for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const u64 base = t * SORT_TILE;
+        const u64 left = n - base;
+        const u32 valid = left < SORT_TILE ? (u32)left : (u32)SORT_TILE;
+        // Coalesced (striped) loads, transposed to blocked through the sort's shared keys.
+        Bits b[SORT_ITEMS];
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 i = k * SORT_THREADS + tid;
+            tmp.u.keys[TileSort::slot(i)] =
+                i < valid ? sortlab::flip_bits(keys_in[base + i], flip) : sortlab::max_bits<Bits>();
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) b[k] = tmp.u.keys[TileSort::slot(tid * SORT_ITEMS + k)];
+        __syncthreads();
+#if HAS_VALUES
+        Value v[SORT_ITEMS];
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 i = k * SORT_THREADS + tid;
+            if (i < valid) tmp.u.values[i] = values_in[base + i];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) v[k] = tmp.u.values[tid * SORT_ITEMS + k];
+        __syncthreads();
+        TileSort::sort(b, v, tmp, valid);
+#else
+        (void)values_in;
+        (void)values_out;
+        TileSort::sort(b, tmp, valid);
+#endif
+        __syncthreads();
+        // Blocked registers back to striped, coalesced stores.
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) tmp.u.keys[TileSort::slot(tid * SORT_ITEMS + k)] = b[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 i = k * SORT_THREADS + tid;
+            if (i < valid) keys_out[base + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[TileSort::slot(i)], flip);
+        }
+        __syncthreads();
+#if HAS_VALUES
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) tmp.u.values[tid * SORT_ITEMS + k] = v[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < SORT_ITEMS; ++k) {
+            const u32 i = k * SORT_THREADS + tid;
+            if (i < valid) values_out[base + i] = tmp.u.values[i];
+        }
+        __syncthreads();
+#endif
+    }
+}
+
+// ---- Level geometry. ----
+
+// The pair of runs that output position `pos` of a level of runs of `width` keys belongs to:
+// its first output `start`, and the lengths of its left and right runs.
+struct Pair {
+    u64 start;
+    u64 a_len;
+    u64 b_len;
+};
+__device__ __forceinline__ Pair pair_of(u64 pos, u64 n, u64 width) {
+    Pair p;
+    p.start = pos / (2 * width) * (2 * width);
+    const u64 rest = n - p.start;
+    p.a_len = rest < width ? rest : width;
+    p.b_len = rest - p.a_len < width ? rest - p.a_len : width;
+    return p;
+}
+
+// The ordered bits of key i of a run in global memory.
+__device__ __forceinline__ Bits bits_at(const Key* run, u64 i, Bits flip) { return sortlab::flip_bits(run[i], flip); }
+
+// merge_path_by over global memory with 64-bit positions: the number of keys of run a among the
+// first `diag` outputs of the stable merge of a and b (ties take from a).
+__device__ __forceinline__ u64 merge_path_global(const Key* a, u64 a_len, const Key* b, u64 b_len, u64 diag,
+                                                 Bits flip) {
+    u64 lo = diag > b_len ? diag - b_len : 0;
+    u64 hi = diag < a_len ? diag : a_len;
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        if (bits_at(b, diag - 1 - mid, flip) < bits_at(a, mid, flip)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+// ---- Satish: merge by rank. ----
+
+// The number of keys of run[0 .. len) that go before `key`: strictly less (lower bound) when
+// `or_equal` is false, less or equal (upper bound) when it is true.
+__device__ __forceinline__ u64 rank_in(const Key* run, u64 len, Bits key, bool or_equal, Bits flip) {
+    u64 lo = 0, hi = len;
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        const Bits m = bits_at(run, mid, flip);
+        if (m < key || (or_equal && m == key)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// One merge level: key i of keys_in (runs of `width`, sorted) goes to keys_out[pair start + its
+// index in its run + its rank in the other run]. Ties are broken by run, for stability and for
+// distinct positions: a key of the left run counts the right run's keys strictly less, a key of
+// the right run counts the left run's keys less or equal. Grid-strided over the keys.
+extern "C" __global__ void __launch_bounds__(RANK_THREADS)
+merge_rank_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u64 width,
+                Bits flip) {
+    sortlab::dependent_entry();
+    const u64 stride = (u64)gridDim.x * RANK_THREADS;
+    for (u64 i = (u64)blockIdx.x * RANK_THREADS + threadIdx.x; i < n; i += stride) {
+        const Pair p = pair_of(i, n, width);
+        const Key* a = keys_in + p.start;
+        const Key* b = a + p.a_len;
+        const Key raw = keys_in[i];
+        const Bits key = sortlab::flip_bits(raw, flip);
+        const u64 own = i - p.start;
+        u64 out;
+        if (own < p.a_len) {
+            out = p.start + own + rank_in(b, p.b_len, key, false, flip);
+        } else {
+            out = p.start + (own - p.a_len) + rank_in(a, p.a_len, key, true, flip);
+        }
+        keys_out[out] = raw;
+#if HAS_VALUES
+        values_out[out] = values_in[i];
+#else
+        (void)values_in;
+        (void)values_out;
+#endif
+    }
+}
+
+// ---- Fast: merge-path merges. ----
+
+// splits[t] = the number of left-run keys among the outputs of pair_of(t * MERGE_TILE) that
+// precede output t * MERGE_TILE, for every merge block t < blocks. Grid-strided.
+extern "C" __global__ void __launch_bounds__(PARTITION_THREADS)
+merge_partition(const Key* keys, u64 n, u64 width, u64 blocks, u64* splits, Bits flip) {
+    sortlab::dependent_entry();
+    const u64 stride = (u64)gridDim.x * PARTITION_THREADS;
+    for (u64 t = (u64)blockIdx.x * PARTITION_THREADS + threadIdx.x; t < blocks; t += stride) {
+        const u64 pos = t * MERGE_TILE;
+        const Pair p = pair_of(pos, n, width);
+        const Key* a = keys + p.start;
+        splits[t] = merge_path_global(a, p.a_len, a + p.a_len, p.b_len, pos - p.start, flip);
+    }
+}
+
+// Shared slots of the merge block: one pad word per 32 four-byte (16 eight-byte) keys, so that
+// the blocked accesses (stride MERGE_ITEMS) of a warp fall in distinct banks.
+#define MERGE_PAD_SHIFT (sizeof(Bits) == 4 ? 5 : 4)
+#define MERGE_SLOTS (MERGE_TILE + (MERGE_TILE >> MERGE_PAD_SHIFT))
+__device__ __forceinline__ u32 mslot(u32 i) { return i + (i >> MERGE_PAD_SHIFT); }
+
+// Keys (ordered bits) first, then values, each MERGE_SLOTS long.
+#define MERGE_SMEM_NEEDED (MERGE_SLOTS * (int)sizeof(Bits) + (HAS_VALUES ? MERGE_SLOTS * (int)sizeof(Value) : 0))
+static_assert((MERGE_SLOTS * sizeof(Bits)) % 8 == 0, "the values start 8-byte aligned");
+#ifdef MERGE_SMEM_BYTES
+static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be the host's formula");
+#else
+#define MERGE_SMEM_BYTES MERGE_SMEM_NEEDED
+#endif
+
+// One merge level: block t writes outputs [t * MERGE_TILE, min(n, (t + 1) * MERGE_TILE)), all of
+// one pair (MERGE_TILE divides 2 * width). Its left-run slice starts at splits[t] and ends at
+// splits[t + 1] (or the run's end when the block ends its pair); its right-run slice follows from
+// the diagonals. One block per output tile (the grid is exact). smem_bytes: the dynamic shared
+// memory given (at least MERGE_SMEM_BYTES).
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
+merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u64 width,
+                const u64* splits, Bits flip, u32 smem_bytes) {
+    sortlab::dependent_entry();
+    if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
+    Bits* sk = reinterpret_cast<Bits*>(merge_smem);
+    const u32 tid = threadIdx.x;
+    const u64 t = blockIdx.x;
+    const u64 o0 = t * MERGE_TILE;
+    const Pair p = pair_of(o0, n, width);
+    const u64 pair_len = p.a_len + p.b_len;
+    const u64 end = o0 + MERGE_TILE < p.start + pair_len ? o0 + MERGE_TILE : p.start + pair_len;
+    const u64 diag0 = o0 - p.start;
+    const u64 diag1 = end - p.start;
+    const u64 a0 = splits[t];
+    const u64 a1 = diag1 == pair_len ? p.a_len : splits[t + 1];
+    const u64 b0 = diag0 - a0;
+    const u32 na = (u32)(a1 - a0);
+    const u32 count = (u32)(diag1 - diag0);
+    const u32 nb = count - na;
+    const Key* a = keys_in + p.start + a0;
+    const Key* b = keys_in + p.start + p.a_len + b0;
+
+    // Both slices into shared memory, left then right, coalesced.
+#if HAS_VALUES
+    Value* sv = reinterpret_cast<Value*>(merge_smem + MERGE_SLOTS * sizeof(Bits));
+    const Value* va = values_in + p.start + a0;
+    const Value* vb = values_in + p.start + p.a_len + b0;
+#else
+    (void)values_in;
+    (void)values_out;
+#endif
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        const u32 i = k * MERGE_THREADS + tid;
+        if (i < count) {
+            sk[mslot(i)] = sortlab::flip_bits(i < na ? a[i] : b[i - na], flip);
+#if HAS_VALUES
+            sv[mslot(i)] = i < na ? va[i] : vb[i - na];
+#endif
+        }
+    }
+    __syncthreads();
+
+    // This thread's MERGE_ITEMS outputs from diagonal d: a merge-path split, a serial merge.
+    const u32 d = tid * MERGE_ITEMS < count ? tid * MERGE_ITEMS : count;
+    const u32 split = sortlab::merge_path_by([&](u32 i) { return sk[mslot(i)]; }, na,
+                                             [&](u32 j) { return sk[mslot(na + j)]; }, nb, d);
+    u32 ia = split;
+    u32 ib = na + d - split;
+    const u32 ib_end = count;
+    Bits ka = ia < na ? sk[mslot(ia)] : sortlab::max_bits<Bits>();
+    Bits kb = ib < ib_end ? sk[mslot(ib)] : sortlab::max_bits<Bits>();
+    Bits out[MERGE_ITEMS];
+#if HAS_VALUES
+    u32 from[MERGE_ITEMS];
+#endif
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        const bool take_b = ib < ib_end && (ia >= na || kb < ka);
+        out[k] = take_b ? kb : ka;
+#if HAS_VALUES
+        from[k] = take_b ? ib : ia;
+#endif
+        if (take_b) {
+            ++ib;
+            if (ib < ib_end) kb = sk[mslot(ib)];
+        } else {
+            ++ia;
+            if (ia < na) ka = sk[mslot(ia)];
+        }
+    }
+#if HAS_VALUES
+    Value v[MERGE_ITEMS];
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        if (d + k < count) v[k] = sv[mslot(from[k])];
+    }
+#endif
+    __syncthreads();
+
+    // Blocked registers back through shared memory, stored striped (coalesced).
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        if (d + k < count) {
+            sk[mslot(d + k)] = out[k];
+#if HAS_VALUES
+            sv[mslot(d + k)] = v[k];
+#endif
+        }
+    }
+    __syncthreads();
+    Key* ko = keys_out + o0;
+#if HAS_VALUES
+    Value* vo = values_out + o0;
+#endif
+#pragma unroll
+    for (int k = 0; k < MERGE_ITEMS; ++k) {
+        const u32 i = k * MERGE_THREADS + tid;
+        if (i < count) {
+            ko[i] = sortlab::key_from_flipped_bits<Key>(sk[mslot(i)], flip);
+#if HAS_VALUES
+            vo[i] = sv[mslot(i)];
+#endif
+        }
+    }
+}

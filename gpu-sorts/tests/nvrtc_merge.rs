@@ -1,0 +1,34 @@
+//! Every merge kernel module compiles with NVRTC for sm_90 (and sm_80 for the widest types)
+//! under the defines the sorts use (every key type, every value width, both variants), with no
+//! error and no warning; `merge.cu` also asserts there that the host's shared memory formulas
+//! equal the device's `sizeof`. Needs NVRTC (scripts/test installs it), no GPU.
+
+use sortlab_gpu_sorts::merge;
+use sortlab_primitives::runtime::{compile, nvrtc_available};
+use sortlab_primitives::{Defines, KernelSource};
+
+fn check(src: &KernelSource, defines: &Defines, arch: &str, failures: &mut Vec<String>) {
+    match compile(src, defines, arch) {
+        Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
+        Ok(c) => failures.push(format!(
+            "{} {defines:?} ({arch}) warnings:\n{}",
+            src.name, c.log
+        )),
+        Err(e) => failures.push(format!("{} {defines:?} ({arch}): {e}", src.name)),
+    }
+}
+
+#[test]
+fn every_merge_module_compiles() {
+    assert!(nvrtc_available(), "NVRTC is not loadable: run scripts/test");
+    let mut failures = Vec::new();
+    for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+        for (src, defines) in merge::module_configs(k, v) {
+            check(&src, &defines, "sm_90", &mut failures);
+            if k == 8 && v == 8 {
+                check(&src, &defines, "sm_80", &mut failures);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
