@@ -1,0 +1,604 @@
+// arraysort.cu: many small arrays, each sorted independently, in place.
+//
+// Arrays are packed back to back in `keys` (n keys); array a is [offsets[a], offsets[a + 1]) when
+// `offsets` is given (OFFSET_T words), else [a * fixed_len, (a + 1) * fixed_len). Every bound is
+// clamped to [0, n] on the device (array_span), so offsets the host did not check can never make a
+// kernel touch memory outside the keys (values, scratch) of the call.
+//
+// Kernels (every one walks its work grid-stride, so any grid size is correct):
+//   classify            one thread per array: its size class, and the array's index appended to
+//                       that class's list (the lists and counters live in scratch; the class
+//                       kernels read the counters on the device: no host round trip)
+//   sort_group8/16/32   the warp class: arrays of at most G keys, 32 / G of them per warp, each
+//                       sorted by a bitonic network over G lanes in registers (shfl_xor)
+//   sort_mid, sort_tile the block classes: one array per block, BlockMergeSort over a tile of
+//                       MID_THREADS * MID_ITEMS or TILE_THREADS * TILE_ITEMS keys
+//   sort_large          arrays longer than the tile: one block per array, LSD radix sort with
+//                       RADIX_BITS-bit digits through scratch (per tile BlockRadixSort by the digit,
+//                       then a stable scatter by the array's digit offsets); digits that are the
+//                       same for the whole array are skipped
+//   paper_sort          GPU-ArraySort (Awan and Saeed), one block per array: regular sample,
+//                       splitters, buckets, insertion sort of each bucket
+//   iota, tag_of_index, gather   the tagged baseline's helpers
+//   zero_counts, find_decrease   housekeeping, and the explicit offsets check
+//
+// Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
+// SMALL_THREADS, MID_THREADS, MID_ITEMS, TILE_THREADS, TILE_ITEMS, LARGE_THREADS, LARGE_ITEMS,
+// RADIX_BITS, PAPER_THREADS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_MID, CLASS_TILE,
+// CLASS_LARGE, CLASS_COUNT (the class numbers, as the host's SizeClass::index).
+#include "sortlab/block/block_load_store.cuh"
+#include "sortlab/block/block_merge_sort.cuh"
+#include "sortlab/block/block_radix_sort.cuh"
+#include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/key_defines.cuh"
+#include "sortlab/warp/shuffle.cuh"
+
+#ifndef OFFSET_T
+#define OFFSET_T unsigned long long
+#endif
+#ifndef SMALL_THREADS
+#define SMALL_THREADS 128
+#endif
+#ifndef MID_THREADS
+#define MID_THREADS 64
+#endif
+#ifndef MID_ITEMS
+#define MID_ITEMS 8
+#endif
+#ifndef TILE_THREADS
+#define TILE_THREADS 256
+#endif
+#ifndef TILE_ITEMS
+#define TILE_ITEMS 8
+#endif
+#ifndef LARGE_THREADS
+#define LARGE_THREADS 256
+#endif
+#ifndef LARGE_ITEMS
+#define LARGE_ITEMS 8
+#endif
+#ifndef RADIX_BITS
+#define RADIX_BITS 4
+#endif
+#ifndef PAPER_THREADS
+#define PAPER_THREADS 128
+#endif
+#ifndef CLASS_GROUP8
+#define CLASS_GROUP8 0
+#define CLASS_GROUP16 1
+#define CLASS_GROUP32 2
+#define CLASS_MID 3
+#define CLASS_TILE 4
+#define CLASS_LARGE 5
+#define CLASS_COUNT 6
+#endif
+
+typedef KEY_T Key;
+typedef KEY_BITS_T Bits;
+typedef VALUE_T Val;
+typedef OFFSET_T Offset;
+#if HAS_VALUES
+typedef Val SortVal;
+#else
+typedef sortlab::NullValue SortVal;
+#endif
+
+#define MID_CAP (MID_THREADS * MID_ITEMS)
+#define TILE_CAP (TILE_THREADS * TILE_ITEMS)
+#define LARGE_CAP (LARGE_THREADS * LARGE_ITEMS)
+#define KEY_BITS (8 * (int)sizeof(Bits))
+#define DIGITS (1 << RADIX_BITS)
+#define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
+
+// ---- Array bounds. ----
+
+struct Span {
+    u64 begin;
+    u64 len;
+};
+
+// Array a's keys, clamped into [0, n] (an end before its begin gives an empty array).
+__device__ __forceinline__ Span array_span(const Offset* offsets, u64 fixed_len, u64 a, u64 n) {
+    u64 b, e;
+    if (offsets != nullptr) {
+        b = (u64)offsets[a];
+        e = (u64)offsets[a + 1];
+    } else {
+        b = a * fixed_len;
+        e = b + fixed_len;
+    }
+    b = b < n ? b : n;
+    e = e < n ? e : n;
+    return Span{b, e > b ? e - b : 0};
+}
+
+// The class of an array of `len` keys; CLASS_COUNT for arrays with nothing to sort (0 or 1 key).
+__device__ __forceinline__ u32 size_class(u64 len) {
+    if (len < 2) return CLASS_COUNT;
+    if (len <= 8) return CLASS_GROUP8;
+    if (len <= 16) return CLASS_GROUP16;
+    if (len <= 32) return CLASS_GROUP32;
+    if (len <= MID_CAP) return CLASS_MID;
+    if (len <= TILE_CAP) return CLASS_TILE;
+    return CLASS_LARGE;
+}
+
+// ---- classify: the arrays of class c are lists[list_start(c) + i], i < counts[c]. ----
+
+// The fewest keys of an array of class c (SizeClass::min_len).
+__device__ __forceinline__ u64 class_min_len(u32 c) {
+    switch (c) {
+        case CLASS_GROUP8: return 2;
+        case CLASS_GROUP16: return 9;
+        case CLASS_GROUP32: return 17;
+        case CLASS_MID: return 33;
+        case CLASS_TILE: return MID_CAP + 1;
+        default: return TILE_CAP + 1;
+    }
+}
+// The most arrays of class c among `arrays` arrays of n keys (SizeClass::most_arrays).
+__device__ __forceinline__ u64 class_most(u32 c, u64 arrays, u64 n) {
+    const u64 m = n / class_min_len(c);
+    return m < arrays ? m : arrays;
+}
+// Where class c's list starts (ArrayPolicy::list_start).
+__device__ __forceinline__ u64 list_start(u32 c, u64 arrays, u64 n) {
+    u64 s = 0;
+    for (u32 d = 0; d < c; ++d) s += class_most(d, arrays, n);
+    return s;
+}
+
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+classify(const Offset* offsets, u64 arrays, u64 n, u64* lists, unsigned long long* counts) {
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 a = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; a < arrays; a += stride) {
+        const u32 c = size_class(array_span(offsets, 0, a, n).len);
+        if (c < CLASS_COUNT) {
+            const u64 at = atomicAdd(&counts[c], 1ull);
+            // Clamped arrays never outnumber class_most (their lengths sum to at most n); the
+            // test keeps a bad count from writing past the list.
+            if (at < class_most(c, arrays, n)) lists[list_start(c, arrays, n) + at] = a;
+        }
+    }
+}
+
+// counts[0 .. CLASS_COUNT) = 0.
+extern "C" __global__ void zero_counts(unsigned long long* counts) {
+    if (threadIdx.x < CLASS_COUNT) counts[threadIdx.x] = 0;
+}
+
+// The i-th array of a class: list[i], or i itself when there is no list (fixed length).
+__device__ __forceinline__ u64 array_at(const u64* list, u64 i) { return list != nullptr ? list[i] : i; }
+// The number of arrays of a class: min(*count, arrays) with a list (`arrays` is then the list's
+// capacity, so bad offsets never read past it), else `arrays` (fixed length).
+__device__ __forceinline__ u64 class_count(const unsigned long long* count, u64 arrays) {
+    if (count == nullptr) return arrays;
+    const u64 c = (u64)*count;
+    return c < arrays ? c : arrays;
+}
+
+// ---- The warp class: 32 / G arrays per warp, one element per lane. ----
+
+// (b, i) before (ob, oi): by bits, then by position (stable; padding has the largest bits and
+// positions past every real key, so it sorts last).
+__device__ __forceinline__ bool pair_less(Bits ob, u32 oi, Bits b, u32 i) { return ob < b || (ob == b && oi < i); }
+
+template <int G>
+__device__ __forceinline__ void group_sort(Key* keys, Val* values, const Offset* offsets, u64 fixed_len,
+                                           const u64* list, const unsigned long long* count, u64 arrays, u64 n,
+                                           Bits flip) {
+    (void)values;
+    const u32 lane = threadIdx.x & 31u;
+    const u32 e = lane & (G - 1);
+    const u64 total = class_count(count, arrays);
+    const u64 warp = ((u64)blockIdx.x * SMALL_THREADS + threadIdx.x) / 32;
+    const u64 warps = (u64)gridDim.x * (SMALL_THREADS / 32);
+    for (u64 base = warp * (32 / G); base < total; base += warps * (32 / G)) {
+        const u64 g = base + lane / G;
+        Span s = Span{0, 0};
+        if (g < total) s = array_span(offsets, fixed_len, array_at(list, g), n);
+        const bool real = e < s.len;
+        Bits b = real ? sortlab::flip_bits(keys[s.begin + e], flip) : ~Bits(0);
+        u32 idx = e;
+#if HAS_VALUES
+        Val v = real ? values[s.begin + e] : Val();
+#endif
+#pragma unroll
+        for (u32 k = 2; k <= (u32)G; k <<= 1) {
+#pragma unroll
+            for (u32 j = k >> 1; j > 0; j >>= 1) {
+                const Bits ob = sortlab::shfl_xor(b, (int)j);
+                const u32 oi = __shfl_xor_sync(SORTLAB_FULL_WARP, idx, (int)j);
+#if HAS_VALUES
+                const Val ov = sortlab::shfl_xor(v, (int)j);
+#endif
+                const bool keep_min = ((e & k) == 0) == ((e & j) == 0);
+                const bool take = keep_min ? pair_less(ob, oi, b, idx) : pair_less(b, idx, ob, oi);
+                if (take) {
+                    b = ob;
+                    idx = oi;
+#if HAS_VALUES
+                    v = ov;
+#endif
+                }
+            }
+        }
+        if (real) {
+            keys[s.begin + e] = sortlab::key_from_flipped_bits<Key>(b, flip);
+#if HAS_VALUES
+            values[s.begin + e] = v;
+#endif
+        }
+    }
+}
+
+#define GROUP_KERNEL(G)                                                                                           \
+    extern "C" __global__ void __launch_bounds__(SMALL_THREADS)                                                   \
+        sort_group##G(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,              \
+                      const unsigned long long* count, u64 arrays, u64 n, Bits flip) {                            \
+        group_sort<G>(keys, values, offsets, fixed_len, list, count, arrays, n, flip);                           \
+    }
+GROUP_KERNEL(8)
+GROUP_KERNEL(16)
+GROUP_KERNEL(32)
+
+// ---- The block classes: one array per block, merge sorted in one tile. ----
+
+template <int Threads, int Items> struct TileSort {
+    typedef sortlab::BlockMergeSort<Bits, SortVal, Threads, Items> Sort;
+    typedef sortlab::BlockLoad<Key, Threads, Items> LoadKeys;
+    typedef sortlab::BlockLoad<Val, Threads, Items> LoadValues;
+    typedef sortlab::BlockStore<Key, Threads, Items> StoreKeys;
+    typedef sortlab::BlockStore<Val, Threads, Items> StoreValues;
+    union Storage {
+        typename LoadKeys::TempStorage load_keys;
+        typename LoadValues::TempStorage load_values;
+        typename Sort::TempStorage sort;
+        typename StoreKeys::TempStorage store_keys;
+        typename StoreValues::TempStorage store_values;
+    };
+
+    static __device__ __forceinline__ void run(Key* keys, Val* values, const Offset* offsets, u64 fixed_len,
+                                               const u64* list, const unsigned long long* count, u64 arrays, u64 n,
+                                               Bits flip, Storage& st) {
+        (void)values;
+        const u64 total = class_count(count, arrays);
+        for (u64 i = blockIdx.x; i < total; i += gridDim.x) {
+            const Span s = array_span(offsets, fixed_len, array_at(list, i), n);
+            // The host puts only arrays of at most Threads * Items keys in this class; clamp anyway.
+            const u32 valid = (u32)(s.len < (u64)(Threads * Items) ? s.len : (u64)(Threads * Items));
+            Key k[Items];
+            LoadKeys::load(keys + s.begin, k, valid, Key(), st.load_keys);
+            __syncthreads();
+            Bits b[Items];
+#pragma unroll
+            for (int t = 0; t < Items; ++t) b[t] = sortlab::flip_bits(k[t], flip);
+#if HAS_VALUES
+            Val v[Items];
+            LoadValues::load(values + s.begin, v, valid, Val(), st.load_values);
+            __syncthreads();
+            Sort::sort(b, v, st.sort, valid);
+#else
+            Sort::sort(b, st.sort, valid);
+#endif
+            __syncthreads();
+#pragma unroll
+            for (int t = 0; t < Items; ++t) k[t] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
+            StoreKeys::store(keys + s.begin, k, valid, st.store_keys);
+            __syncthreads();
+#if HAS_VALUES
+            StoreValues::store(values + s.begin, v, valid, st.store_values);
+            __syncthreads();
+#endif
+        }
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(MID_THREADS)
+sort_mid(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,
+         const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
+    typedef TileSort<MID_THREADS, MID_ITEMS> T;
+    __shared__ typename T::Storage st;
+    T::run(keys, values, offsets, fixed_len, list, count, arrays, n, flip, st);
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_THREADS)
+sort_tile(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,
+          const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
+    typedef TileSort<TILE_THREADS, TILE_ITEMS> T;
+    __shared__ typename T::Storage st;
+    T::run(keys, values, offsets, fixed_len, list, count, arrays, n, flip, st);
+}
+
+// ---- The large class: one block per array, LSD radix sort through scratch. ----
+
+typedef sortlab::BlockRadixSort<Bits, SortVal, LARGE_THREADS, LARGE_ITEMS, RADIX_BITS> LargeSort;
+typedef sortlab::BlockLoad<Key, LARGE_THREADS, LARGE_ITEMS> LargeLoadKeys;
+typedef sortlab::BlockLoad<Val, LARGE_THREADS, LARGE_ITEMS> LargeLoadValues;
+struct LargeStorage {
+    union Phases {
+        LargeLoadKeys::TempStorage load_keys;
+        LargeLoadValues::TempStorage load_values;
+        LargeSort::TempStorage sort;
+    } u;
+    u32 hist[PASSES][DIGITS];  // the array's digit counts, every pass
+    u64 bin[DIGITS];           // the next output position of each digit in this pass
+    u32 tile_offsets[DIGITS];  // the sorted tile's digit offsets and counts (DigitSink)
+    u32 tile_counts[DIGITS];
+};
+
+// Sorts keys (values) [begin, begin + len) with the scratch keys tk (values tv) at the same
+// positions; the result ends in keys (values).
+extern "C" __global__ void __launch_bounds__(LARGE_THREADS)
+sort_large(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 fixed_len, const u64* list,
+           const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
+    (void)values;
+    (void)tv;
+    __shared__ LargeStorage st;
+    const u32 tid = threadIdx.x;
+    const u64 total = class_count(count, arrays);
+    for (u64 i = blockIdx.x; i < total; i += gridDim.x) {
+        const Span s = array_span(offsets, fixed_len, array_at(list, i), n);
+        for (u32 d = tid; d < PASSES * DIGITS; d += LARGE_THREADS) st.hist[d / DIGITS][d % DIGITS] = 0;
+        __syncthreads();
+        for (u64 j = tid; j < s.len; j += LARGE_THREADS) {
+            const Bits b = sortlab::flip_bits(keys[s.begin + j], flip);
+#pragma unroll
+            for (int p = 0; p < PASSES; ++p) {
+                atomicAdd(&st.hist[p][sortlab::radix_digit(b, (u32)(p * RADIX_BITS), RADIX_BITS)], 1u);
+            }
+        }
+        __syncthreads();
+        Key* src_k = keys + s.begin;
+        Key* dst_k = tk + s.begin;
+#if HAS_VALUES
+        Val* src_v = values + s.begin;
+        Val* dst_v = tv + s.begin;
+#endif
+        for (int p = 0; p < PASSES; ++p) {
+            const u32 shift = (u32)(p * RADIX_BITS);
+            const u32 end = shift + RADIX_BITS < (u32)KEY_BITS ? shift + RADIX_BITS : (u32)KEY_BITS;
+            // A digit shared by every key of the array: the pass would not move anything.
+            bool skip = false;
+            for (int d = 0; d < DIGITS; ++d) skip |= (u64)st.hist[p][d] == s.len;
+            if (skip) continue;  // uniform across the block: st.hist is only read here
+            if (tid == 0) {
+                u64 run = 0;
+                for (int d = 0; d < DIGITS; ++d) {
+                    st.bin[d] = run;
+                    run += st.hist[p][d];
+                }
+            }
+            __syncthreads();
+            for (u64 base = 0; base < s.len; base += LARGE_CAP) {
+                const u32 valid = (u32)(s.len - base < (u64)LARGE_CAP ? s.len - base : (u64)LARGE_CAP);
+                Key k[LARGE_ITEMS];
+                LargeLoadKeys::load(src_k + base, k, valid, Key(), st.u.load_keys);
+                __syncthreads();
+                Bits b[LARGE_ITEMS];
+#pragma unroll
+                for (int t = 0; t < LARGE_ITEMS; ++t) b[t] = sortlab::flip_bits(k[t], flip);
+                sortlab::DigitSink sink;
+                sink.offsets = st.tile_offsets;
+                sink.counts = st.tile_counts;
+                sink.valid = valid;
+#if HAS_VALUES
+                Val v[LARGE_ITEMS];
+                LargeLoadValues::load(src_v + base, v, valid, Val(), st.u.load_values);
+                __syncthreads();
+                LargeSort::sort(b, v, st.u.sort, valid, (int)shift, (int)end, sink);
+#else
+                LargeSort::sort(b, st.u.sort, valid, (int)shift, (int)end, sink);
+#endif
+                // Blocked out: element r = tid * LARGE_ITEMS + t of the tile, sorted by the digit.
+#pragma unroll
+                for (int t = 0; t < LARGE_ITEMS; ++t) {
+                    const u32 r = tid * LARGE_ITEMS + (u32)t;
+                    if (r < valid) {
+                        const u32 d = sortlab::radix_digit(b[t], shift, end - shift);
+                        const u64 to = st.bin[d] + (r - st.tile_offsets[d]);
+                        dst_k[to] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
+#if HAS_VALUES
+                        dst_v[to] = v[t];
+#endif
+                    }
+                }
+                __syncthreads();
+                if (tid < DIGITS) st.bin[tid] += st.tile_counts[tid];
+                __syncthreads();
+            }
+            Key* tkp = src_k;
+            src_k = dst_k;
+            dst_k = tkp;
+#if HAS_VALUES
+            Val* tvp = src_v;
+            src_v = dst_v;
+            dst_v = tvp;
+#endif
+        }
+        // An odd number of passes ran: the sorted array is in scratch.
+        if (src_k != keys + s.begin) {
+            for (u64 j = tid; j < s.len; j += LARGE_THREADS) {
+                keys[s.begin + j] = src_k[j];
+#if HAS_VALUES
+                values[s.begin + j] = src_v[j];
+#endif
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// ---- GPU-ArraySort (the paper's algorithm), one block per array. ----
+//
+// Scratch, per array a of len keys starting at begin:
+//   sample[begin / 10 + a ..] and sorted[begin / 10 + a ..]: s = max(1, len / 10) keys' bits
+//   bucket[begin / 20 + a ..]: p = max(1, len / 20) counters
+//   tk, tv, ti at [begin, begin + len): the keys, values and input positions bucket by bucket
+// (these ranges are disjoint between arrays: floor((b + l) / 10) >= floor(b / 10) + floor(l / 10)).
+
+__device__ __forceinline__ u64 paper_samples(u64 len) { return len / 10 > 1 ? len / 10 : 1; }
+__device__ __forceinline__ u64 paper_buckets(u64 len) { return len / 20 > 1 ? len / 20 : 1; }
+
+// Splitter j (0 <= j < p - 1) of a sorted sample of s: at regular intervals.
+__device__ __forceinline__ Bits splitter(const Bits* sorted, u64 s, u64 p, u64 j) { return sorted[(j + 1) * s / p]; }
+
+// The bucket of b: the number of splitters <= b (binary search). Bucket t holds the keys with
+// splitter[t - 1] <= key < splitter[t]: every key has exactly one bucket, keys equal to a
+// splitter included (the paper's strict sp1 < a < sp2 test drops them).
+__device__ __forceinline__ u64 bucket_of(Bits b, const Bits* sorted, u64 s, u64 p) {
+    u64 lo = 0, hi = p - 1;  // answer in [lo, hi]
+    while (lo < hi) {
+        const u64 mid = (lo + hi) / 2;  // is splitter mid <= b?
+        if (splitter(sorted, s, p, mid) <= b) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+extern "C" __global__ void __launch_bounds__(PAPER_THREADS)
+paper_sort(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, u64 arrays, u64 n, Bits flip, Bits* sample,
+           Bits* sorted, unsigned long long* bucket, Key* tk, Val* tv, u32* ti) {
+    (void)values;
+    (void)tv;
+    const u32 tid = threadIdx.x;
+    for (u64 a = blockIdx.x; a < arrays; a += gridDim.x) {
+        const Span sp = array_span(offsets, fixed_len, a, n);
+        if (sp.len < 2) continue;
+        const u64 s = paper_samples(sp.len);
+        const u64 p = paper_buckets(sp.len);
+        Bits* smp = sample + sp.begin / 10 + a;
+        Bits* srt = sorted + sp.begin / 10 + a;
+        unsigned long long* cnt = bucket + sp.begin / 20 + a;
+        // Phase 1: a regular sample of 10%, sorted (by rank: ties by sample position).
+        for (u64 i = tid; i < s; i += PAPER_THREADS) smp[i] = sortlab::flip_bits(keys[sp.begin + i * sp.len / s], flip);
+        for (u64 i = tid; i < p; i += PAPER_THREADS) cnt[i] = 0;
+        __syncthreads();
+        for (u64 i = tid; i < s; i += PAPER_THREADS) {
+            const Bits x = smp[i];
+            u64 r = 0;
+            for (u64 j = 0; j < s; ++j) {
+                const Bits y = smp[j];
+                r += (y < x || (y == x && j < i)) ? 1 : 0;
+            }
+            srt[r] = x;
+        }
+        __syncthreads();
+        // Phase 2: every key's bucket, the bucket sizes, then the keys rewritten bucket by bucket.
+        for (u64 i = tid; i < sp.len; i += PAPER_THREADS) {
+            atomicAdd(&cnt[bucket_of(sortlab::flip_bits(keys[sp.begin + i], flip), srt, s, p)], 1ull);
+        }
+        __syncthreads();
+        if (tid == 0) {
+            u64 run = 0;
+            for (u64 t = 0; t < p; ++t) {
+                const u64 c = cnt[t];
+                cnt[t] = run;
+                run += c;
+            }
+        }
+        __syncthreads();
+        for (u64 i = tid; i < sp.len; i += PAPER_THREADS) {
+            const Key k = keys[sp.begin + i];
+            const u64 to = sp.begin + atomicAdd(&cnt[bucket_of(sortlab::flip_bits(k, flip), srt, s, p)], 1ull);
+            tk[to] = k;
+#if HAS_VALUES
+            tv[to] = values[sp.begin + i];
+#endif
+            ti[to] = (u32)i;
+        }
+        __syncthreads();
+        // Phase 3: each bucket insertion sorted (by bits, then input position: stable), back in
+        // place. cnt[t] is now the end of bucket t.
+        for (u64 t = tid; t < p; t += PAPER_THREADS) {
+            const u64 lo = sp.begin + (t == 0 ? 0 : cnt[t - 1]);
+            const u64 hi = sp.begin + cnt[t];
+            for (u64 i = lo + 1; i < hi; ++i) {
+                const Key k = tk[i];
+                const Bits b = sortlab::flip_bits(k, flip);
+                const u32 x = ti[i];
+#if HAS_VALUES
+                const Val v = tv[i];
+#endif
+                u64 j = i;
+                while (j > lo) {
+                    const Bits pb = sortlab::flip_bits(tk[j - 1], flip);
+                    if (!(b < pb || (b == pb && x < ti[j - 1]))) break;
+                    tk[j] = tk[j - 1];
+                    ti[j] = ti[j - 1];
+#if HAS_VALUES
+                    tv[j] = tv[j - 1];
+#endif
+                    --j;
+                }
+                tk[j] = k;
+                ti[j] = x;
+#if HAS_VALUES
+                tv[j] = v;
+#endif
+            }
+            for (u64 i = lo; i < hi; ++i) {
+                keys[i] = tk[i];
+#if HAS_VALUES
+                values[i] = tv[i];
+#endif
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// ---- The tagged baseline's helpers. ----
+
+// tags[i] = the array of key position idx[i] (binary search over the offsets, or idx / fixed_len).
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+tag_of_index(const u32* idx, u32* tags, const Offset* offsets, u64 fixed_len, u64 arrays, u64 n) {
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < n; i += stride) {
+        const u64 x = idx[i];
+        u64 tag;
+        if (offsets == nullptr) {
+            tag = x / fixed_len;
+        } else {
+            u64 lo = 0, hi = arrays - 1;  // the last array a with offsets[a] <= x
+            while (lo < hi) {
+                const u64 mid = (lo + hi + 1) / 2;
+                if ((u64)offsets[mid] <= x) lo = mid; else hi = mid - 1;
+            }
+            tag = lo;
+        }
+        tags[i] = (u32)tag;
+    }
+}
+
+// idx[i] = i.
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS) iota(u32* idx, u64 n) {
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < n; i += stride) idx[i] = (u32)i;
+}
+
+// out_k[i] = keys[idx[i]] (and out_v[i] = values[idx[i]]).
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+gather(const Key* keys, const Val* values, const u32* idx, Key* out_k, Val* out_v, u64 n) {
+    (void)values;
+    (void)out_v;
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < n; i += stride) {
+        const u64 x = idx[i] < n ? idx[i] : 0;
+        out_k[i] = keys[x];
+#if HAS_VALUES
+        out_v[i] = values[x];
+#endif
+    }
+}
+
+// ---- Offsets validation (an explicit call, not part of a sort). ----
+
+// *first = the smallest i < count - 1 with offsets[i] > offsets[i + 1] (left as set, all ones,
+// when there is none).
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+find_decrease(const Offset* offsets, u64 count, unsigned long long* first) {
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i + 1 < count; i += stride) {
+        if ((u64)offsets[i] > (u64)offsets[i + 1]) atomicMin(first, (unsigned long long)i);
+    }
+}

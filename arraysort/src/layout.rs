@@ -1,0 +1,191 @@
+//! Scratch layouts of the variants, and the classes a call launches: pure arithmetic on the
+//! lengths, the same on every device.
+
+use sortlab_primitives::{Region, Result, ScratchLayout};
+
+use crate::policy::{ArrayPolicy, SizeClass};
+
+/// The shape of a call: keys, arrays, how they are described, and the element sizes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    /// Keys in all.
+    pub n: usize,
+    /// Arrays.
+    pub arrays: usize,
+    /// `Some(len)` for arrays of one length, `None` for offsets.
+    pub fixed: Option<usize>,
+    /// Bytes per key.
+    pub key_size: usize,
+    /// Bytes per value; `None` for keys only.
+    pub value: Option<usize>,
+}
+
+impl Shape {
+    pub fn policy(&self) -> ArrayPolicy {
+        ArrayPolicy::for_types(self.key_size, self.value.unwrap_or(0))
+    }
+
+    /// Whether anything needs sorting: some array may hold two keys.
+    pub fn has_work(&self) -> bool {
+        self.n >= 2 && self.arrays > 0
+    }
+
+    /// The size classes the fast sort launches: the one class of a fixed length, or every
+    /// class some array could be in (the device decides which arrays go where).
+    pub fn fast_classes(&self) -> Vec<SizeClass> {
+        let p = self.policy();
+        if !self.has_work() {
+            return Vec::new();
+        }
+        match self.fixed {
+            Some(len) => SizeClass::of_len(len, &p).into_iter().collect(),
+            None => SizeClass::ALL
+                .into_iter()
+                .filter(|c| c.most_arrays(self.arrays, self.n, &p) > 0)
+                .collect(),
+        }
+    }
+}
+
+/// The fast sort's scratch: class counters and lists (offsets only), and a copy of the keys
+/// and values for the large class's passes (only when some array can be large).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastLayout {
+    pub counts: Region<u64>,
+    pub lists: Region<u64>,
+    pub tk: Region<u8>,
+    pub tv: Region<u8>,
+    pub bytes: usize,
+}
+
+impl FastLayout {
+    pub fn new(s: &Shape) -> Result<FastLayout> {
+        let p = s.policy();
+        let classes = s.fast_classes();
+        let mut l = ScratchLayout::new();
+        let listed = s.fixed.is_none() && s.has_work();
+        let counts = l.region::<u64>(if listed { SizeClass::ALL.len() } else { 0 });
+        let lists = l.region::<u64>(if listed { p.list_len(s.arrays, s.n) } else { 0 });
+        let large = classes.contains(&SizeClass::Large);
+        let copy = |size: usize| if large { s.n.saturating_mul(size) } else { 0 };
+        let tk = l.region::<u8>(copy(s.key_size));
+        let tv = l.region::<u8>(copy(s.value.unwrap_or(0)));
+        Ok(FastLayout {
+            counts,
+            lists,
+            tk,
+            tv,
+            bytes: l.bytes()?,
+        })
+    }
+}
+
+/// GPU-ArraySort's scratch: the samples (raw and sorted, as ordered bits), the bucket
+/// counters, and the keys, values and input positions bucket by bucket. Array `a` starting at
+/// key `b` uses samples from `b / 10 + a` and counters from `b / 20 + a` (disjoint between
+/// arrays).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PaperLayout {
+    pub sample: Region<u8>,
+    pub sorted: Region<u8>,
+    pub bucket: Region<u64>,
+    pub tk: Region<u8>,
+    pub tv: Region<u8>,
+    pub ti: Region<u32>,
+    pub bytes: usize,
+}
+
+impl PaperLayout {
+    pub fn new(s: &Shape) -> Result<PaperLayout> {
+        let mut l = ScratchLayout::new();
+        let work = s.has_work();
+        let samples = if work { s.n / 10 + s.arrays + 1 } else { 0 };
+        let buckets = if work { s.n / 20 + s.arrays + 1 } else { 0 };
+        let n = if work { s.n } else { 0 };
+        let sample = l.region::<u8>(samples.saturating_mul(s.key_size));
+        let sorted = l.region::<u8>(samples.saturating_mul(s.key_size));
+        let bucket = l.region::<u64>(buckets);
+        let tk = l.region::<u8>(n.saturating_mul(s.key_size));
+        let tv = l.region::<u8>(n.saturating_mul(s.value.unwrap_or(0)));
+        let ti = l.region::<u32>(n);
+        Ok(PaperLayout {
+            sample,
+            sorted,
+            bucket,
+            tk,
+            tv,
+            ti,
+            bytes: l.bytes()?,
+        })
+    }
+}
+
+/// The tagged baseline's buffers, in bytes: the caller's scratch (the two radix sorts') and
+/// what it allocates itself (a copy of the keys, positions, tags, a copy of the values).
+pub(crate) fn tagged_own_bytes(s: &Shape) -> usize {
+    if !s.has_work() {
+        return 0;
+    }
+    s.n.saturating_mul(s.key_size + 4 + 4 + s.value.unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(n: usize, arrays: usize, fixed: Option<usize>) -> Shape {
+        Shape {
+            n,
+            arrays,
+            fixed,
+            key_size: 4,
+            value: Some(4),
+        }
+    }
+
+    #[test]
+    fn fast_scratch_only_where_needed() {
+        // Fixed lengths up to one tile: no scratch at all.
+        let s = shape(1000 * 2000, 1000, Some(2000));
+        assert_eq!(s.fast_classes(), vec![SizeClass::Tile]);
+        assert_eq!(FastLayout::new(&s).unwrap().bytes, 0);
+        let s = shape(10 * 5000, 10, Some(5000));
+        assert_eq!(s.fast_classes(), vec![SizeClass::Large]);
+        assert!(FastLayout::new(&s).unwrap().bytes >= 8 * 50_000);
+        // Offsets: counters and lists, and the copy once an array can pass the tile.
+        let s = shape(4096, 3, None);
+        let l = FastLayout::new(&s).unwrap();
+        assert_eq!(l.tk.len(), 0);
+        assert_eq!(l.counts.len(), 6);
+        assert!(!s.fast_classes().contains(&SizeClass::Large));
+        let s = shape(4097, 3, None);
+        assert!(s.fast_classes().contains(&SizeClass::Large));
+        assert_eq!(FastLayout::new(&s).unwrap().tk.len(), 4 * 4097);
+        // Nothing to sort.
+        assert!(shape(1, 1, None).fast_classes().is_empty());
+        assert_eq!(FastLayout::new(&shape(0, 0, None)).unwrap().bytes, 0);
+    }
+
+    /// The paper's per-array sample and counter ranges are disjoint and inside the regions.
+    #[test]
+    fn paper_ranges_are_disjoint() {
+        let lens = [
+            0usize, 1, 2, 9, 10, 19, 20, 21, 39, 40, 41, 199, 200, 1001, 3, 0, 77,
+        ];
+        let n: usize = lens.iter().sum();
+        let s = shape(n, lens.len(), None);
+        let l = PaperLayout::new(&s).unwrap();
+        let (samples, buckets) = (l.sample.len() / 4, l.bucket.len());
+        let (mut b, mut prev_s, mut prev_c) = (0usize, 0usize, 0usize);
+        for (a, &len) in lens.iter().enumerate() {
+            if len >= 2 {
+                let (s0, c0) = (b / 10 + a, b / 20 + a);
+                let (s1, c1) = (s0 + (len / 10).max(1), c0 + (len / 20).max(1));
+                assert!(s0 >= prev_s && c0 >= prev_c, "array {a}");
+                assert!(s1 <= samples && c1 <= buckets, "array {a}");
+                (prev_s, prev_c) = (s1, c1);
+            }
+            b += len;
+        }
+    }
+}

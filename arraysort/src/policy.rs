@@ -1,0 +1,346 @@
+//! [`ArrayPolicy`] and [`SizeClass`]: which kernel sorts an array of a given length.
+
+use sortlab_primitives::{Defines, Policy};
+
+/// The size classes of [`crate::ArrayVariant::Fast`], shortest arrays first. Arrays of 0 or 1
+/// key belong to none (nothing to sort).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SizeClass {
+    /// 2 to 8 keys: four arrays per warp, each sorted by a bitonic network over 8 lanes.
+    Group8,
+    /// 9 to 16 keys: two arrays per warp, a bitonic network over 16 lanes.
+    Group16,
+    /// 17 to 32 keys: one array per warp, a bitonic network over the warp.
+    Group32,
+    /// Up to [`ArrayPolicy::mid_max`] keys: one array per small block, `BlockMergeSort`.
+    Mid,
+    /// Up to [`ArrayPolicy::tile_max`] keys, the largest sorted in one pass: one array per block,
+    /// `BlockMergeSort` over the block's shared-memory tile.
+    Tile,
+    /// Longer arrays: one array per block, an LSD radix sort of `RADIX_BITS`-bit digits through
+    /// scratch (a block-sorted tile per step, scattered by the array's digit offsets).
+    Large,
+}
+
+impl SizeClass {
+    /// Every class, in the order of their device numbers (`CLASS_*` defines).
+    pub const ALL: [SizeClass; 6] = [
+        SizeClass::Group8,
+        SizeClass::Group16,
+        SizeClass::Group32,
+        SizeClass::Mid,
+        SizeClass::Tile,
+        SizeClass::Large,
+    ];
+
+    /// Short name, as in the kernels: `"group8"`, `"group16"`, `"group32"`, `"mid"`, `"tile"`,
+    /// `"large"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeClass::Group8 => "group8",
+            SizeClass::Group16 => "group16",
+            SizeClass::Group32 => "group32",
+            SizeClass::Mid => "mid",
+            SizeClass::Tile => "tile",
+            SizeClass::Large => "large",
+        }
+    }
+
+    /// The class's device number (its index in [`SizeClass::ALL`]).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The fewest keys an array of this class has under `policy`.
+    pub fn min_len(self, policy: &ArrayPolicy) -> usize {
+        match self {
+            SizeClass::Group8 => 2,
+            SizeClass::Group16 => 9,
+            SizeClass::Group32 => 17,
+            SizeClass::Mid => 33,
+            SizeClass::Tile => policy.mid_max() + 1,
+            SizeClass::Large => policy.tile_max() + 1,
+        }
+    }
+
+    /// The class of an array of `len` keys under `policy`; `None` for 0 or 1 key. The device's
+    /// `size_class` in `arraysort.cu` is the same function.
+    pub fn of_len(len: usize, policy: &ArrayPolicy) -> Option<SizeClass> {
+        if len < 2 {
+            return None;
+        }
+        SizeClass::ALL
+            .into_iter()
+            .rev()
+            .find(|c| len >= c.min_len(policy))
+    }
+
+    /// The most arrays of this class that `arrays` arrays holding `keys` keys in all can have:
+    /// the length of the class's list in scratch, and the grid the host sizes without knowing
+    /// the lengths.
+    pub fn most_arrays(self, arrays: usize, keys: usize, policy: &ArrayPolicy) -> usize {
+        arrays.min(keys / self.min_len(policy))
+    }
+
+    /// Warp lanes per array of the warp classes (8, 16 or 32); `None` for the block classes.
+    pub fn group(self) -> Option<u32> {
+        match self {
+            SizeClass::Group8 => Some(8),
+            SizeClass::Group16 => Some(16),
+            SizeClass::Group32 => Some(32),
+            _ => None,
+        }
+    }
+
+    /// The kernel that sorts this class.
+    pub(crate) fn kernel(self) -> &'static str {
+        match self {
+            SizeClass::Group8 => "sort_group8",
+            SizeClass::Group16 => "sort_group16",
+            SizeClass::Group32 => "sort_group32",
+            SizeClass::Mid => "sort_mid",
+            SizeClass::Tile => "sort_tile",
+            SizeClass::Large => "sort_large",
+        }
+    }
+}
+
+impl std::fmt::Display for SizeClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Block shapes of the arraysort kernels (defines of `arraysort.cu`), by key and value size.
+///
+/// Every block-class kernel declares its shared memory statically, so each tile stays within
+/// the 48 KiB a kernel may declare: the one-pass tile ([`ArrayPolicy::tile_max`]) is 4096 keys
+/// for 4-byte keys alone, 4-byte keys with 4-byte values and 8-byte keys alone, and 2048 keys
+/// otherwise (`BlockMergeSort` keeps a key and a 4-byte index per element, padded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayPolicy {
+    /// Threads per block of the warp classes and the helper kernels.
+    pub small_threads: u32,
+    /// Threads per block of [`SizeClass::Mid`].
+    pub mid_threads: u32,
+    /// Keys per thread of [`SizeClass::Mid`].
+    pub mid_items: u32,
+    /// Threads per block of [`SizeClass::Tile`].
+    pub tile_threads: u32,
+    /// Keys per thread of [`SizeClass::Tile`].
+    pub tile_items: u32,
+    /// Threads per block of [`SizeClass::Large`].
+    pub large_threads: u32,
+    /// Keys per thread of each step of [`SizeClass::Large`].
+    pub large_items: u32,
+    /// Digit width of [`SizeClass::Large`]'s radix sort (4: Satish et al.'s; 8 or 16 passes).
+    pub radix_bits: u32,
+    /// Threads per block of [`crate::ArrayVariant::Paper`].
+    pub paper_threads: u32,
+}
+
+impl ArrayPolicy {
+    /// The policy for keys of `key_size` bytes and values of `value_size` bytes (0: keys only).
+    pub fn for_types(key_size: usize, value_size: usize) -> ArrayPolicy {
+        let big_tile = matches!((key_size, value_size), (4, 0) | (4, 4) | (8, 0));
+        ArrayPolicy {
+            small_threads: 128,
+            mid_threads: 64,
+            mid_items: 8,
+            tile_threads: 256,
+            tile_items: if big_tile { 16 } else { 8 },
+            large_threads: 256,
+            large_items: 8,
+            radix_bits: 4,
+            paper_threads: 128,
+        }
+    }
+
+    /// The longest array of [`SizeClass::Mid`].
+    pub fn mid_max(&self) -> usize {
+        (self.mid_threads * self.mid_items) as usize
+    }
+
+    /// The longest array sorted in one pass ([`SizeClass::Tile`]).
+    pub fn tile_max(&self) -> usize {
+        (self.tile_threads * self.tile_items) as usize
+    }
+
+    /// Threads per block of `class`'s kernel.
+    pub fn threads(&self, class: SizeClass) -> u32 {
+        match class {
+            SizeClass::Group8 | SizeClass::Group16 | SizeClass::Group32 => self.small_threads,
+            SizeClass::Mid => self.mid_threads,
+            SizeClass::Tile => self.tile_threads,
+            SizeClass::Large => self.large_threads,
+        }
+    }
+
+    /// Arrays one block of `class`'s kernel sorts at a time.
+    pub fn arrays_per_block(&self, class: SizeClass) -> usize {
+        match class.group() {
+            Some(g) => (self.small_threads / 32 * (32 / g)) as usize,
+            None => 1,
+        }
+    }
+
+    /// The offset of `class`'s list in the list region (the sum of the longer lists before it),
+    /// for `arrays` arrays of `keys` keys; the device's `list_start` computes the same.
+    pub fn list_start(&self, class: SizeClass, arrays: usize, keys: usize) -> usize {
+        SizeClass::ALL[..class.index()]
+            .iter()
+            .map(|c| c.most_arrays(arrays, keys, self))
+            .sum()
+    }
+
+    /// The length of the whole list region: every class's list.
+    pub fn list_len(&self, arrays: usize, keys: usize) -> usize {
+        SizeClass::ALL
+            .iter()
+            .map(|c| c.most_arrays(arrays, keys, self))
+            .sum()
+    }
+}
+
+impl Policy for ArrayPolicy {
+    fn defines(&self) -> Defines {
+        let mut d = Defines::new()
+            .set("SMALL_THREADS", self.small_threads)
+            .set("MID_THREADS", self.mid_threads)
+            .set("MID_ITEMS", self.mid_items)
+            .set("TILE_THREADS", self.tile_threads)
+            .set("TILE_ITEMS", self.tile_items)
+            .set("LARGE_THREADS", self.large_threads)
+            .set("LARGE_ITEMS", self.large_items)
+            .set("RADIX_BITS", self.radix_bits)
+            .set("PAPER_THREADS", self.paper_threads);
+        for c in SizeClass::ALL {
+            d = d.set(&format!("CLASS_{}", c.name().to_uppercase()), c.index());
+        }
+        d.set("CLASS_COUNT", SizeClass::ALL.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_cover_every_length_once() {
+        for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+            let p = ArrayPolicy::for_types(k, v);
+            assert_eq!(SizeClass::of_len(0, &p), None);
+            assert_eq!(SizeClass::of_len(1, &p), None);
+            for (len, c) in [
+                (2, SizeClass::Group8),
+                (8, SizeClass::Group8),
+                (9, SizeClass::Group16),
+                (16, SizeClass::Group16),
+                (17, SizeClass::Group32),
+                (32, SizeClass::Group32),
+                (33, SizeClass::Mid),
+                (p.mid_max(), SizeClass::Mid),
+                (p.mid_max() + 1, SizeClass::Tile),
+                (p.tile_max(), SizeClass::Tile),
+                (p.tile_max() + 1, SizeClass::Large),
+                (1 << 40, SizeClass::Large),
+            ] {
+                assert_eq!(SizeClass::of_len(len, &p), Some(c), "{len} ({k}, {v})");
+            }
+            // Each class's arrays fit its kernel.
+            for len in 2..3 * p.tile_max() {
+                let c = SizeClass::of_len(len, &p).unwrap();
+                match c.group() {
+                    Some(g) => assert!(len <= g as usize),
+                    None if c == SizeClass::Mid => assert!(len <= p.mid_max()),
+                    None if c == SizeClass::Tile => assert!(len <= p.tile_max()),
+                    None => assert!(len > p.tile_max()),
+                }
+            }
+        }
+        assert_eq!(ArrayPolicy::for_types(4, 4).tile_max(), 4096);
+        assert_eq!(ArrayPolicy::for_types(8, 8).tile_max(), 2048);
+    }
+
+    /// No class can hold more arrays than its list: n keys in m arrays have at most
+    /// min(m, n / min_len) arrays of the class.
+    #[test]
+    fn lists_hold_every_array_of_their_class() {
+        let p = ArrayPolicy::for_types(4, 0);
+        let lens = [0usize, 1, 2, 5, 9, 16, 17, 33, 600, 5000, 2, 2, 2];
+        let n: usize = lens.iter().sum();
+        for c in SizeClass::ALL {
+            let have = lens
+                .iter()
+                .filter(|&&l| SizeClass::of_len(l, &p) == Some(c))
+                .count();
+            assert!(have <= c.most_arrays(lens.len(), n, &p), "{c}");
+        }
+        // All arrays of length 2: the first list holds them all.
+        assert_eq!(SizeClass::Group8.most_arrays(1000, 2000, &p), 1000);
+        assert_eq!(p.list_start(SizeClass::Group16, 1000, 2000), 1000);
+        assert_eq!(p.list_len(10, 0), 0);
+    }
+
+    /// The warp classes' network: a bitonic sort over G lanes, simulated with the kernel's
+    /// compare-exchange rule on (bits, position) pairs, sorts every 0/1 input (the 0-1
+    /// principle) and random ones stably.
+    #[test]
+    fn group_network_sorts() {
+        fn network(x: &mut [(u32, u32)]) {
+            let g = x.len();
+            let mut k = 2;
+            while k <= g {
+                let mut j = k / 2;
+                while j > 0 {
+                    let before = x.to_vec();
+                    for (e, slot) in x.iter_mut().enumerate() {
+                        let o = before[e ^ j];
+                        let me = before[e];
+                        let keep_min = ((e & k) == 0) == ((e & j) == 0);
+                        let take = if keep_min { o < me } else { me < o };
+                        if take {
+                            *slot = o;
+                        }
+                    }
+                    j /= 2;
+                }
+                k *= 2;
+            }
+        }
+        for g in [8usize, 16, 32] {
+            for len in 0..=g {
+                // Padding: the largest bits and positions past every real key.
+                for mask in 0..(1u64 << len.min(12)) {
+                    let mut x: Vec<(u32, u32)> = (0..g)
+                        .map(|e| {
+                            let b = if e < len {
+                                (mask >> (e % 12)) as u32 & 1
+                            } else {
+                                u32::MAX
+                            };
+                            (b, e as u32)
+                        })
+                        .collect();
+                    let mut want = x.clone();
+                    want.sort();
+                    network(&mut x);
+                    assert_eq!(x, want, "g {g} len {len} mask {mask:b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn defines_name_the_classes() {
+        let d = ArrayPolicy::for_types(4, 0).defines().to_options();
+        for want in [
+            "-DCLASS_GROUP8=0",
+            "-DCLASS_LARGE=5",
+            "-DCLASS_COUNT=6",
+            "-DTILE_ITEMS=16",
+        ] {
+            assert!(d.iter().any(|o| o == want), "{d:?} lacks {want}");
+        }
+    }
+}
