@@ -397,6 +397,9 @@ sort_large(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 
                     if (r < valid) {
                         const u32 d = sortlab::radix_digit(b[t], shift, end - shift);
                         const u64 to = st.bin[d] + (r - st.tile_offsets[d]);
+                        // Always true for valid offsets; arrays that overlap (bad offsets) may
+                        // change under this block, and must still not write past the array.
+                        if (to >= s.len) continue;
                         dst_k[to] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
 #if HAS_VALUES
                         dst_v[to] = v[t];
@@ -499,7 +502,9 @@ paper_sort(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, u64 arr
         __syncthreads();
         for (u64 i = tid; i < sp.len; i += PAPER_THREADS) {
             const Key k = keys[sp.begin + i];
-            const u64 to = sp.begin + atomicAdd(&cnt[bucket_of(sortlab::flip_bits(k, flip), srt, s, p)], 1ull);
+            const u64 slot = atomicAdd(&cnt[bucket_of(sortlab::flip_bits(k, flip), srt, s, p)], 1ull);
+            if (slot >= sp.len) continue;  // only with overlapping (bad) offsets
+            const u64 to = sp.begin + slot;
             tk[to] = k;
 #if HAS_VALUES
             tv[to] = values[sp.begin + i];
@@ -510,8 +515,12 @@ paper_sort(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, u64 arr
         // Phase 3: each bucket insertion sorted (by bits, then input position: stable), back in
         // place. cnt[t] is now the end of bucket t.
         for (u64 t = tid; t < p; t += PAPER_THREADS) {
-            const u64 lo = sp.begin + (t == 0 ? 0 : cnt[t - 1]);
-            const u64 hi = sp.begin + cnt[t];
+            // Clamped into the array: only bad (overlapping) offsets could take them past it.
+            const u64 b0 = t == 0 ? 0 : (u64)cnt[t - 1];
+            const u64 b1 = (u64)cnt[t];
+            const u64 hi = sp.begin + (b1 < sp.len ? b1 : sp.len);
+            const u64 lo = sp.begin + (b0 < sp.len ? b0 : sp.len);
+            if (lo >= hi) continue;
             for (u64 i = lo + 1; i < hi; ++i) {
                 const Key k = tk[i];
                 const Bits b = sortlab::flip_bits(k, flip);
