@@ -6,6 +6,10 @@
 //! blocked, and a fast Onesweep-class sort), Satish merge sort, Sintorn hybrid bucket/vector
 //! merge sort, GPU sample sort and GPU quicksort (Cederman-Tsigas).
 //!
+//! - [`bitonic`]: [`bitonic::BitonicVariant::Mapping`] (the report's index mapping),
+//!   [`bitonic::BitonicVariant::Notes`] and [`bitonic::BitonicVariant::Fast`] (the default,
+//!   any length without padding), keys and key-value pairs, every key type, both orders,
+//!   unstable.
 //! - [`radix`]: [`radix::RadixVariant::OneBit`], [`radix::RadixVariant::Satish`] and
 //!   [`radix::RadixVariant::Fast`] (the default), keys and key-value pairs, every key type,
 //!   both orders, stable.
