@@ -92,7 +92,7 @@
 //! # Stability
 //! Unstable in every variant: equal keys may change their relative order, and with values,
 //! the values of equal keys may come out in any order (each value still follows its own key).
-//! Keys alone equal the CPU reference ([`sortlab_cpu_reference::bitonic`], or any sort) bit for
+//! Keys alone equal the CPU reference (`sortlab_cpu_reference::bitonic`, or any sort) bit for
 //! bit; pairs equal it as keys, with each key's values the same multiset.
 //!
 //! # Errors
