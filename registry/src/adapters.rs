@@ -6,6 +6,8 @@
 
 use sortlab_approxsort::{self as approxsort, ApproxOptions};
 use sortlab_cpu_reference as cref;
+use sortlab_gpu_sorts::bitonic::{self, BitonicVariant};
+use sortlab_gpu_sorts::merge::{self, MergeVariant};
 use sortlab_gpu_sorts::radix::{self, RadixVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order, Result, SortKey, SortValue};
 
@@ -56,6 +58,42 @@ gpu_variant!(
     radix::RadixOptions,
     RadixVariant::Fast,
     "radix"
+);
+
+gpu_variant!(
+    bitonic_mapping,
+    bitonic_mapping_pairs,
+    bitonic::BitonicOptions,
+    BitonicVariant::Mapping,
+    "bitonic-mapping"
+);
+gpu_variant!(
+    bitonic_notes,
+    bitonic_notes_pairs,
+    bitonic::BitonicOptions,
+    BitonicVariant::Notes,
+    "bitonic-notes"
+);
+gpu_variant!(
+    bitonic_fast,
+    bitonic_fast_pairs,
+    bitonic::BitonicOptions,
+    BitonicVariant::Fast,
+    "bitonic"
+);
+gpu_variant!(
+    merge_satish,
+    merge_satish_pairs,
+    merge::MergeOptions,
+    MergeVariant::Satish,
+    "merge-satish"
+);
+gpu_variant!(
+    merge_fast,
+    merge_fast_pairs,
+    merge::MergeOptions,
+    MergeVariant::Fast,
+    "merge"
 );
 
 /// A roughsort error as the registry's GPU error.

@@ -1,6 +1,6 @@
 //! The entries, in listing order, and look-up by name.
 
-use sortlab_cpu_reference::{radix, sort};
+use sortlab_cpu_reference::{bitonic, merge, radix, sort};
 
 use crate::adapters as ad;
 use crate::algo::{per_key, Algo};
@@ -54,6 +54,36 @@ pub static ALGOS: &[Algo] = &[
         per_key!(GpuSort, ad::radix_onebit),
         per_pair!(GpuPairs, true, ad::radix_onebit_pairs),
     ),
+    merge_entry(
+        "merge",
+        "GPU merge sort, the fast variant (merge-path partitions); CPU twin: rayon merge sort",
+        per_key!(GpuSort, ad::merge_fast),
+        per_pair!(GpuPairs, true, ad::merge_fast_pairs),
+    ),
+    merge_entry(
+        "merge-satish",
+        "GPU merge sort by ranks (Satish, Harris, Garland)",
+        per_key!(GpuSort, ad::merge_satish),
+        per_pair!(GpuPairs, true, ad::merge_satish_pairs),
+    ),
+    bitonic_entry(
+        "bitonic",
+        "GPU bitonic sort, the fast variant (shared-memory tiles, fused global steps)",
+        per_key!(GpuSort, ad::bitonic_fast),
+        per_pair!(GpuPairs, false, ad::bitonic_fast_pairs),
+    ),
+    bitonic_entry(
+        "bitonic-mapping",
+        "GPU bitonic sort of the bitonic sorting report (index mapping, atomic exchange)",
+        per_key!(GpuSort, ad::bitonic_mapping),
+        per_pair!(GpuPairs, false, ad::bitonic_mapping_pairs),
+    ),
+    bitonic_entry(
+        "bitonic-notes",
+        "GPU bitonic sort of the course notes (one (j, k) launch per step)",
+        per_key!(GpuSort, ad::bitonic_notes),
+        per_pair!(GpuPairs, false, ad::bitonic_notes_pairs),
+    ),
     Algo::new(
         "roughsort",
         "radius, then k-sorted sort in O(n log k) (GPU windows; CPU Altman-Chlebus)",
@@ -92,6 +122,38 @@ const fn radix_entry(
         .with_gpu(gpu)
         .with_cpu_pairs(per_pair!(CpuPairs, true, radix::sort_pairs))
         .with_gpu_pairs(gpu_pairs)
+}
+
+/// A merge sort variant: stable, with the rayon merge sort as its CPU twin (keys and pairs).
+const fn merge_entry(
+    name: &'static str,
+    description: &'static str,
+    gpu: crate::GpuSort,
+    gpu_pairs: crate::GpuPairs,
+) -> Algo {
+    Algo::new(name, description, true, per_key!(CpuSort, merge::sort_keys))
+        .with_gpu(gpu)
+        .with_cpu_pairs(per_pair!(CpuPairs, true, merge::sort_pairs))
+        .with_gpu_pairs(gpu_pairs)
+}
+
+/// A bitonic variant: unstable, with the rayon bitonic network as its CPU twin (keys and
+/// pairs).
+const fn bitonic_entry(
+    name: &'static str,
+    description: &'static str,
+    gpu: crate::GpuSort,
+    gpu_pairs: crate::GpuPairs,
+) -> Algo {
+    Algo::new(
+        name,
+        description,
+        false,
+        per_key!(CpuSort, bitonic::sort_keys),
+    )
+    .with_gpu(gpu)
+    .with_cpu_pairs(per_pair!(CpuPairs, false, bitonic::sort_pairs))
+    .with_gpu_pairs(gpu_pairs)
 }
 
 /// The registered algorithm called `name`.

@@ -15,7 +15,15 @@ use crate::error::CliError;
 pub use row::BenchRow;
 
 /// The benchmark suites `sortlab bench` knows.
-pub const SUITES: &[&str] = &["sort", "primitives", "radix", "approxsort", "roughsort"];
+pub const SUITES: &[&str] = &[
+    "sort",
+    "primitives",
+    "radix",
+    "merge",
+    "bitonic",
+    "approxsort",
+    "roughsort",
+];
 
 /// Runs the suite `args.suite`, prints a table on stdout and writes `--json` if asked.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
@@ -24,6 +32,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         "sort" => suites::sort::run(args),
         "primitives" => suites::primitives::run(args),
         "radix" => suites::algos::run(Suite::Radix, args),
+        "merge" => suites::algos::run(Suite::Merge, args),
+        "bitonic" => suites::algos::run(Suite::Bitonic, args),
         "approxsort" => suites::algos::run(Suite::Approx, args),
         "roughsort" => suites::algos::run(Suite::Rough, args),
         other => Err(CliError::UnknownSuite {

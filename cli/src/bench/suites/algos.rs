@@ -1,4 +1,4 @@
-//! `sortlab bench radix | approxsort | roughsort`: each algorithm crate's variants on the GPU,
+//! `sortlab bench radix | merge | bitonic | approxsort | roughsort`: each algorithm crate's variants on the GPU,
 //! keys and key-value pairs, with the device-to-device copy rate of the same bytes measured in
 //! the same run as the bound, and the CPU twin beside them up to `CPU_MAX_LEN` (2^24) keys.
 //!
@@ -12,14 +12,14 @@
 //! whose rows is picked is not set up at all.
 //!
 //! Rows: `op` is `sort_keys` / `sort_pairs` for full sorts (so `scripts/bench-gpu` compares
-//! them with CUB DeviceRadixSort SortKeys / SortPairs), `approx_sort_keys` /
+//! them with CUB DeviceRadixSort SortKeys / SortPairs, merge and bitonic rows with DeviceMergeSort), `approx_sort_keys` /
 //! `approx_sort_pairs` for the approximate sort, `radius` for radius determination. Values of
 //! pairs have the key's width (u32 for 4-byte keys, u64 for 8-byte keys), as CUB's anchor.
 
 use sortlab_primitives::{DeviceBuffer, Gpu, SortValue};
 
 use super::point::{GpuPoint, Out};
-use super::{approxsort, radix, roughsort};
+use super::{approxsort, bitonic, merge, radix, roughsort};
 use crate::args::BenchArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
@@ -39,6 +39,10 @@ const CPU_MAX_LEN: u64 = 1 << 24;
 pub enum Suite {
     /// `radix`: every radix variant, keys and pairs.
     Radix,
+    /// `merge`: every merge sort variant, keys and pairs.
+    Merge,
+    /// `bitonic`: every bitonic variant, keys and pairs.
+    Bitonic,
     /// `approxsort`: Paper and Fast, equal-width and sampled intervals, keys and pairs, and
     /// the refined (full) sort.
     Approx,
@@ -51,6 +55,8 @@ impl Suite {
     pub fn gpu_algos(self) -> Vec<String> {
         match self {
             Suite::Radix => radix::gpu_names(),
+            Suite::Merge => merge::gpu_names(),
+            Suite::Bitonic => bitonic::gpu_names(),
             Suite::Approx => approxsort::gpu_names(),
             Suite::Rough => roughsort::gpu_names(),
         }
@@ -60,6 +66,8 @@ impl Suite {
     pub fn cpu_algos(self) -> Vec<String> {
         let names: &[&str] = match self {
             Suite::Radix => radix::CPU_NAMES,
+            Suite::Merge => merge::CPU_NAMES,
+            Suite::Bitonic => bitonic::CPU_NAMES,
             Suite::Approx => approxsort::CPU_NAMES,
             Suite::Rough => roughsort::CPU_NAMES,
         };
@@ -112,6 +120,8 @@ fn one<K: CliKey>(
     if n <= CPU_MAX_LEN && ctx.algos.wants_any(&suite.cpu_algos()) {
         match suite {
             Suite::Radix => radix::cpu(&input, &mut out)?,
+            Suite::Merge => merge::cpu(&input, &mut out)?,
+            Suite::Bitonic => bitonic::cpu(&input, &mut out)?,
             Suite::Approx => approxsort::cpu(&input, &mut out)?,
             Suite::Rough => roughsort::cpu(&input, &mut out)?,
         }
@@ -152,6 +162,8 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
     };
     match suite {
         Suite::Radix => radix::gpu(&p, out),
+        Suite::Merge => merge::gpu(&p, out),
+        Suite::Bitonic => bitonic::gpu(&p, out),
         Suite::Approx => approxsort::gpu(&p, out),
         Suite::Rough => roughsort::gpu(&p, out),
     }

@@ -1,8 +1,10 @@
 //! One file per benchmark suite; [`algos`] runs the algorithm crates' suites (`radix`,
-//! `approxsort`, `roughsort`) over their shared points (`point.rs`).
+//! `merge`, `bitonic`, `approxsort`, `roughsort`) over their shared points (`point.rs`).
 
 pub mod algos;
 mod approxsort;
+mod bitonic;
+mod merge;
 mod point;
 pub mod primitives;
 mod radix;

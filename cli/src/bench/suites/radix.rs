@@ -2,7 +2,7 @@
 //! sort on the CPU.
 
 use sortlab_gpu_sorts::radix::{self, RadixOptions, RadixVariant};
-use sortlab_primitives::SortValue;
+use sortlab_primitives::{Order, SortValue};
 
 use super::point::{sort_rows, GpuPoint, Out};
 use crate::backend::check;
@@ -51,12 +51,25 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
 
 /// The CPU row of one point.
 pub(super) fn cpu<K: CliKey>(input: &[K], out: &mut Out<'_>) -> Result<(), CliError> {
+    cpu_row(
+        input,
+        out,
+        CPU_NAMES[0],
+        sortlab_cpu_reference::radix::sort_keys,
+    )
+}
+
+/// The row of the CPU sort `sort` called `name`, checked sorted.
+pub(super) fn cpu_row<K: CliKey>(
+    input: &[K],
+    out: &mut Out<'_>,
+    name: &str,
+    sort: fn(&mut [K], Order),
+) -> Result<(), CliError> {
     let work = &mut input.to_vec()[..];
     let order = out.ctx.order;
-    let t = out.time_cpu(input, work, |w| {
-        sortlab_cpu_reference::radix::sort_keys(w, order)
-    });
-    check::check_sorted(work, order).map_err(|e| wrong("cpu radix", e))?;
-    out.push::<K>(CPU_NAMES[0].into(), "cpu", "sort_keys", None, 0, t);
+    let t = out.time_cpu(input, work, |w| sort(w, order));
+    check::check_sorted(work, order).map_err(|e| wrong(&format!("cpu {name}"), e))?;
+    out.push::<K>(name.into(), "cpu", "sort_keys", None, 0, t);
     Ok(())
 }

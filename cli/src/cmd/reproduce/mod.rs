@@ -5,6 +5,7 @@
 //! [`run`] with its name in [`PAPERS`].
 
 mod approxsort;
+mod bitonic;
 mod primitives;
 mod radix;
 mod roughsort;
@@ -45,6 +46,12 @@ pub const PAPERS: &[(&str, &str)] = &[
         "Xiao, Chen, Sun, \"High Performance Approximate Sort Algorithm Using GPUs\", Figures \
          2-4: approximate sort (Fast, Paper) against radix and bucket sort, uniform and \
          gaussian keys, and time against NUM_INTERVAL",
+    ),
+    (
+        "bitonic",
+        "the bitonic sorting report: a sequential CPU sort against the GPU bitonic sorts for n \
+         = 2^2 .. 2^20 (time and speedup), and its threads-per-block experiment, with the course \
+         notes' kernel and the fast sort beside the report's",
     ),
     (
         "sorts",
@@ -107,6 +114,7 @@ pub fn run(args: &ReproduceArgs) -> Result<(), CliError> {
         "radix" => radix::run(args)?,
         "approxsort" => approxsort::run(args)?,
         "sorts" => sorts::run(args)?,
+        "bitonic" => bitonic::run(args)?,
         other => {
             return Err(CliError::Usage(format!(
                 "unknown experiment `{other}`; known: {}",
