@@ -48,9 +48,9 @@
 //! them, and the padded network puts them, sorted, in positions `0 .. n`. The kernels read
 //! positions `>= n` as the largest ordered bits and never store them, and exchange only where
 //! the upper element is strictly smaller (in shared memory with values: smaller by (bits, tile
-//! index), padding having the larger indices), so a real key whose bits are all ones
-//! (`u32::MAX`, `+NaN` with the largest payload, `-NaN`... in descending order) still never
-//! trades places with padding. The skip rule needs the all-ascending form: in the alternating
+//! index), padding having the larger indices), so a real key whose flipped bits are all ones
+//! (ascending: `u32::MAX`, a `+NaN` with the largest payload; descending: `0`, `i32::MIN`, a
+//! `-NaN` with the largest payload) still never trades places with padding. The skip rule needs the all-ascending form: in the alternating
 //! network a descending comparator carries `+inf` to its lower index, which may be below n.
 //! The unit tests run the exact schedule of launches on the CPU, with the kernels' index
 //! arithmetic, for every n up to 300 and more with small tiles.
