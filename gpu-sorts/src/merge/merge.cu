@@ -25,8 +25,10 @@
 //   KEY_T, KEY_BITS_T, VALUE_T, HAS_VALUES   the shared vocabulary (key_defines.cuh)
 //   SORT_THREADS, SORT_ITEMS    the tile sort's block (a power of two) and keys per thread
 //   SORT_SMEM_BYTES             its dynamic shared memory: sizeof the block sort's TempStorage
+//   SORT_MIN_BLOCKS             its resident blocks per multiprocessor (__launch_bounds__)
 //   MERGE_THREADS, MERGE_ITEMS  merge_path_pass's block and outputs per thread
 //   MERGE_SMEM_BYTES            its dynamic shared memory (keys and values of one block tile)
+//   MERGE_MIN_BLOCKS            its resident blocks per multiprocessor (__launch_bounds__)
 //   PARTITION_THREADS           merge_partition's block
 //   RANK_THREADS                merge_rank_pass's block
 #include "sortlab/block/block_merge_sort.cuh"
@@ -46,6 +48,12 @@
 #endif
 #ifndef MERGE_ITEMS
 #define MERGE_ITEMS 8
+#endif
+#ifndef SORT_MIN_BLOCKS
+#define SORT_MIN_BLOCKS 1
+#endif
+#ifndef MERGE_MIN_BLOCKS
+#define MERGE_MIN_BLOCKS 1
 #endif
 #ifndef PARTITION_THREADS
 #define PARTITION_THREADS 256
@@ -84,7 +92,7 @@ extern __shared__ __align__(16) unsigned char merge_smem[];
 // the same place of keys_out (values_out): in place when they are the same buffers (a block reads
 // its whole tile before it writes it). Grid-strided over the tiles. smem_bytes: the dynamic
 // shared memory given (at least SORT_SMEM_BYTES).
-extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+extern "C" __global__ void __launch_bounds__(SORT_THREADS, SORT_MIN_BLOCKS)
 merge_sort_tiles(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, Bits flip,
                  u32 smem_bytes) {
     sortlab::dependent_entry();
@@ -274,7 +282,7 @@ static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be t
 // splits[t + 1] (or the run's end when the block ends its pair); its right-run slice follows from
 // the diagonals. One block per output tile (the grid is exact). smem_bytes: the dynamic shared
 // memory given (at least MERGE_SMEM_BYTES).
-extern "C" __global__ void __launch_bounds__(MERGE_THREADS)
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS, MERGE_MIN_BLOCKS)
 merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u64 width,
                 const u64* splits, Bits flip, u32 smem_bytes) {
     sortlab::dependent_entry();
@@ -322,29 +330,30 @@ merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value
     const u32 d = tid * MERGE_ITEMS < count ? tid * MERGE_ITEMS : count;
     const u32 split = sortlab::merge_path_by([&](u32 i) { return sk[mslot(i)]; }, na,
                                              [&](u32 j) { return sk[mslot(na + j)]; }, nb, d);
+    // Branch-free (CUB's SerialMerge): one shared load a step, at the side that advanced. A
+    // side past its end reads some other slot of the tile; its key is never used.
     u32 ia = split;
     u32 ib = na + d - split;
-    const u32 ib_end = count;
-    Bits ka = ia < na ? sk[mslot(ia)] : sortlab::max_bits<Bits>();
-    Bits kb = ib < ib_end ? sk[mslot(ib)] : sortlab::max_bits<Bits>();
+    const u32 last = count > 0 ? count - 1 : 0;
+    Bits ka = sk[mslot(ia < last ? ia : last)];
+    Bits kb = sk[mslot(ib < last ? ib : last)];
     Bits out[MERGE_ITEMS];
 #if HAS_VALUES
     u32 from[MERGE_ITEMS];
 #endif
 #pragma unroll
     for (int k = 0; k < MERGE_ITEMS; ++k) {
-        const bool take_b = ib < ib_end && (ia >= na || kb < ka);
+        const bool take_b = ib < count && (ia >= na || kb < ka);
         out[k] = take_b ? kb : ka;
 #if HAS_VALUES
         from[k] = take_b ? ib : ia;
 #endif
-        if (take_b) {
-            ++ib;
-            if (ib < ib_end) kb = sk[mslot(ib)];
-        } else {
-            ++ia;
-            if (ia < na) ka = sk[mslot(ia)];
-        }
+        ib += take_b;
+        ia += !take_b;
+        const u32 next = take_b ? ib : ia;
+        const Bits key = sk[mslot(next < last ? next : last)];
+        kb = take_b ? key : kb;
+        ka = take_b ? ka : key;
     }
 #if HAS_VALUES
     Value v[MERGE_ITEMS];

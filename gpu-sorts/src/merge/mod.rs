@@ -12,10 +12,10 @@
 //!   tiles of 1024 keys; then every key finds its rank in the other run of its pair by binary
 //!   search, and goes to its index in its own run plus that rank. One launch per level.
 //! - [`MergeVariant::Fast`], the default: tiles of 8192 keys (4096 of 8 bytes); then, per level,
-//!   a partition kernel finds for every block of 4096 (2048) outputs the merge-path split
+//!   a partition kernel finds for every block of 2048 (1024) outputs the merge-path split
 //!   (Green, McColl and Bader) of its output range, and each block loads its slices of the two
 //!   runs into shared memory coalesced, merges them there (every thread a merge-path split and
-//!   a serial merge of 16 (8) outputs) and stores coalesced. Inputs of one tile or less are
+//!   a branch-free serial merge of 8 (4) outputs) and stores coalesced. Inputs of one tile or less are
 //!   sorted by one block, in place, with no scratch.
 //!
 //! Temporary memory comes from a caller-supplied scratch buffer ([`scratch_bytes`] /
@@ -128,7 +128,7 @@ fn plan<K: SortKey>(n: usize, value: Option<usize>, variant: MergeVariant) -> Op
 /// block sorts them, or nothing needs sorting).
 ///
 /// Both variants need a second buffer of the keys (`n * size_of K` bytes); the fast one adds
-/// 8 bytes per merge block (4096 or 2048 keys). Shapes are the same on every device, so the
+/// 8 bytes per merge block (2048 or 1024 keys). Shapes are the same on every device, so the
 /// size does not depend on the GPU.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &MergeOptions) -> usize {
     plan::<K>(n, None, opts.variant).map_or(0, |p| p.scratch_bytes())
