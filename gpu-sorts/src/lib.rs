@@ -10,6 +10,9 @@
 //!   [`bitonic::BitonicVariant::Notes`] and [`bitonic::BitonicVariant::Fast`] (the default,
 //!   any length without padding), keys and key-value pairs, every key type, both orders,
 //!   unstable.
+//! - [`merge`]: [`merge::MergeVariant::Satish`] (rank merges) and [`merge::MergeVariant::Fast`]
+//!   (the default, merge-path merges), keys and key-value pairs, every key type, both orders,
+//!   stable.
 //! - [`radix`]: [`radix::RadixVariant::OneBit`], [`radix::RadixVariant::Satish`] and
 //!   [`radix::RadixVariant::Fast`] (the default), keys and key-value pairs, every key type,
 //!   both orders, stable.
