@@ -11,8 +11,10 @@
 //                       kernels read the counters on the device: no host round trip)
 //   sort_group8/16/32   the warp class: arrays of at most G keys, 32 / G of them per warp, each
 //                       sorted by a bitonic network over G lanes in registers (shfl_xor)
-//   sort_mid, sort_tile the block classes: one array per block, BlockMergeSort over a tile of
-//                       MID_THREADS * MID_ITEMS or TILE_THREADS * TILE_ITEMS keys
+//   sort_block512 .. sort_block4096
+//                       the block classes: one array per block, BlockMergeSort over a tile of
+//                       512, 1024, 2048 or 4096 keys (BLOCKnnn_THREADS * BLOCKnnn_ITEMS; the
+//                       4096 tile only where HAS_BLOCK4096: its static shared memory must fit)
 //   sort_large          arrays longer than the tile: one block per array, LSD radix sort with
 //                       RADIX_BITS-bit digits through scratch (per tile BlockRadixSort by the digit,
 //                       then a stable scatter by the array's digit offsets); digits that are the
@@ -23,9 +25,10 @@
 //   zero_counts, find_decrease   housekeeping, and the explicit offsets check
 //
 // Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
-// SMALL_THREADS, MID_THREADS, MID_ITEMS, TILE_THREADS, TILE_ITEMS, LARGE_THREADS, LARGE_ITEMS,
-// RADIX_BITS, PAPER_THREADS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_MID, CLASS_TILE,
-// CLASS_LARGE, CLASS_COUNT (the class numbers, as the host's SizeClass::index).
+// SMALL_THREADS, BLOCK512_THREADS, BLOCK512_ITEMS (and for 1024, 2048, 4096), LARGE_THREADS, LARGE_ITEMS,
+// RADIX_BITS, PAPER_THREADS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512,
+// CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class numbers,
+// as the host's SizeClass::index), HAS_BLOCK4096.
 #include "sortlab/block/block_load_store.cuh"
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_radix_sort.cuh"
@@ -39,17 +42,18 @@
 #ifndef SMALL_THREADS
 #define SMALL_THREADS 128
 #endif
-#ifndef MID_THREADS
-#define MID_THREADS 64
+#ifndef BLOCK512_THREADS
+#define BLOCK512_THREADS 64
+#define BLOCK512_ITEMS 8
+#define BLOCK1024_THREADS 128
+#define BLOCK1024_ITEMS 8
+#define BLOCK2048_THREADS 256
+#define BLOCK2048_ITEMS 8
+#define BLOCK4096_THREADS 256
+#define BLOCK4096_ITEMS 16
 #endif
-#ifndef MID_ITEMS
-#define MID_ITEMS 8
-#endif
-#ifndef TILE_THREADS
-#define TILE_THREADS 256
-#endif
-#ifndef TILE_ITEMS
-#define TILE_ITEMS 8
+#ifndef HAS_BLOCK4096
+#define HAS_BLOCK4096 1
 #endif
 #ifndef LARGE_THREADS
 #define LARGE_THREADS 256
@@ -67,10 +71,12 @@
 #define CLASS_GROUP8 0
 #define CLASS_GROUP16 1
 #define CLASS_GROUP32 2
-#define CLASS_MID 3
-#define CLASS_TILE 4
-#define CLASS_LARGE 5
-#define CLASS_COUNT 6
+#define CLASS_BLOCK512 3
+#define CLASS_BLOCK1024 4
+#define CLASS_BLOCK2048 5
+#define CLASS_BLOCK4096 6
+#define CLASS_LARGE 7
+#define CLASS_COUNT 8
 #endif
 
 typedef KEY_T Key;
@@ -83,8 +89,14 @@ typedef Val SortVal;
 typedef sortlab::NullValue SortVal;
 #endif
 
-#define MID_CAP (MID_THREADS * MID_ITEMS)
-#define TILE_CAP (TILE_THREADS * TILE_ITEMS)
+#define B512_CAP (BLOCK512_THREADS * BLOCK512_ITEMS)
+#define B1024_CAP (BLOCK1024_THREADS * BLOCK1024_ITEMS)
+#define B2048_CAP (BLOCK2048_THREADS * BLOCK2048_ITEMS)
+#if HAS_BLOCK4096
+#define TILE_CAP (BLOCK4096_THREADS * BLOCK4096_ITEMS)
+#else
+#define TILE_CAP B2048_CAP
+#endif
 #define LARGE_CAP (LARGE_THREADS * LARGE_ITEMS)
 #define KEY_BITS (8 * (int)sizeof(Bits))
 #define DIGITS (1 << RADIX_BITS)
@@ -118,8 +130,10 @@ __device__ __forceinline__ u32 size_class(u64 len) {
     if (len <= 8) return CLASS_GROUP8;
     if (len <= 16) return CLASS_GROUP16;
     if (len <= 32) return CLASS_GROUP32;
-    if (len <= MID_CAP) return CLASS_MID;
-    if (len <= TILE_CAP) return CLASS_TILE;
+    if (len <= B512_CAP) return CLASS_BLOCK512;
+    if (len <= B1024_CAP) return CLASS_BLOCK1024;
+    if (len <= B2048_CAP) return CLASS_BLOCK2048;
+    if (len <= TILE_CAP) return CLASS_BLOCK4096;
     return CLASS_LARGE;
 }
 
@@ -131,8 +145,10 @@ __device__ __forceinline__ u64 class_min_len(u32 c) {
         case CLASS_GROUP8: return 2;
         case CLASS_GROUP16: return 9;
         case CLASS_GROUP32: return 17;
-        case CLASS_MID: return 33;
-        case CLASS_TILE: return MID_CAP + 1;
+        case CLASS_BLOCK512: return 33;
+        case CLASS_BLOCK1024: return B512_CAP + 1;
+        case CLASS_BLOCK2048: return B1024_CAP + 1;
+        case CLASS_BLOCK4096: return HAS_BLOCK4096 ? B2048_CAP + 1 : ~0ull;  // absent: no arrays
         default: return TILE_CAP + 1;
     }
 }
@@ -294,21 +310,20 @@ template <int Threads, int Items> struct TileSort {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(MID_THREADS)
-sort_mid(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,
-         const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
-    typedef TileSort<MID_THREADS, MID_ITEMS> T;
-    __shared__ typename T::Storage st;
-    T::run(keys, values, offsets, fixed_len, list, count, arrays, n, flip, st);
-}
-
-extern "C" __global__ void __launch_bounds__(TILE_THREADS)
-sort_tile(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,
-          const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
-    typedef TileSort<TILE_THREADS, TILE_ITEMS> T;
-    __shared__ typename T::Storage st;
-    T::run(keys, values, offsets, fixed_len, list, count, arrays, n, flip, st);
-}
+#define BLOCK_KERNEL(CAP)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(BLOCK##CAP##_THREADS)                                            \
+        sort_block##CAP(Key* keys, Val* values, const Offset* offsets, u64 fixed_len, const u64* list,           \
+                        const unsigned long long* count, u64 arrays, u64 n, Bits flip) {                          \
+        typedef TileSort<BLOCK##CAP##_THREADS, BLOCK##CAP##_ITEMS> T;                                             \
+        __shared__ typename T::Storage st;                                                                        \
+        T::run(keys, values, offsets, fixed_len, list, count, arrays, n, flip, st);                               \
+    }
+BLOCK_KERNEL(512)
+BLOCK_KERNEL(1024)
+BLOCK_KERNEL(2048)
+#if HAS_BLOCK4096
+BLOCK_KERNEL(4096)
+#endif
 
 // ---- The large class: one block per array, LSD radix sort through scratch. ----
 

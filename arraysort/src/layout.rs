@@ -147,7 +147,7 @@ mod tests {
     fn fast_scratch_only_where_needed() {
         // Fixed lengths up to one tile: no scratch at all.
         let s = shape(1000 * 2000, 1000, Some(2000));
-        assert_eq!(s.fast_classes(), vec![SizeClass::Tile]);
+        assert_eq!(s.fast_classes(), vec![SizeClass::Block2048]);
         assert_eq!(FastLayout::new(&s).unwrap().bytes, 0);
         let s = shape(10 * 5000, 10, Some(5000));
         assert_eq!(s.fast_classes(), vec![SizeClass::Large]);
@@ -156,7 +156,7 @@ mod tests {
         let s = shape(4096, 3, None);
         let l = FastLayout::new(&s).unwrap();
         assert_eq!(l.tk.len(), 0);
-        assert_eq!(l.counts.len(), 6);
+        assert_eq!(l.counts.len(), 8);
         assert!(!s.fast_classes().contains(&SizeClass::Large));
         let s = shape(4097, 3, None);
         assert!(s.fast_classes().contains(&SizeClass::Large));

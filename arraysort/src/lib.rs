@@ -23,9 +23,10 @@
 //!   one stable sort by tag, then a gather. Its memory use is reported by [`memory_bytes`].
 //! - [`ArrayVariant::Fast`], the default, the one to call: explicit size classes
 //!   ([`SizeClass`]). Arrays of 2 to 32 keys are sorted in registers by a bitonic network over 8,
-//!   16 or 32 lanes, several arrays per warp; arrays up to [`ArrayPolicy::mid_max`] keys by a
-//!   block of 64 threads and up to [`ArrayPolicy::tile_max`] (4096 or 2048 keys, the largest
-//!   single-pass length) by a block of 256, with primitives' `BlockMergeSort` in shared memory;
+//!   16 or 32 lanes, several arrays per warp; arrays up to 512, 1024, 2048 and (where the tile
+//!   fits static shared memory) 4096 keys by one block each, with primitives' `BlockMergeSort`
+//!   over a tile of that size in shared memory (the largest, [`ArrayPolicy::tile_max`], is the
+//!   largest single-pass length);
 //!   longer arrays by one block each running an LSD radix sort of 4-bit digits through scratch
 //!   (each step a `BlockRadixSort` of a tile by the digit, scattered by the array's digit
 //!   offsets; digits the whole array shares are skipped). With a fixed length the host knows the

@@ -12,36 +12,46 @@ pub enum SizeClass {
     Group16,
     /// 17 to 32 keys: one array per warp, a bitonic network over the warp.
     Group32,
-    /// Up to [`ArrayPolicy::mid_max`] keys: one array per small block, `BlockMergeSort`.
-    Mid,
-    /// Up to [`ArrayPolicy::tile_max`] keys, the largest sorted in one pass: one array per block,
-    /// `BlockMergeSort` over the block's shared-memory tile.
-    Tile,
-    /// Longer arrays: one array per block, an LSD radix sort of `RADIX_BITS`-bit digits through
+    /// 33 to 512 keys: one array per block, `BlockMergeSort` over a tile of 512.
+    Block512,
+    /// 513 to 1024 keys: one array per block, a tile of 1024.
+    Block1024,
+    /// 1025 to 2048 keys: one array per block, a tile of 2048.
+    Block2048,
+    /// 2049 to 4096 keys: one array per block, a tile of 4096; only where the tile fits a
+    /// block's static shared memory ([`ArrayPolicy::tile_max`] is 4096).
+    Block4096,
+    /// Longer arrays: one array per block, an LSD radix sort of `radix_bits`-bit digits through
     /// scratch (a block-sorted tile per step, scattered by the array's digit offsets).
     Large,
 }
 
+/// The block classes' tiles, in keys.
+const BLOCK_CAPS: [usize; 4] = [512, 1024, 2048, 4096];
+
 impl SizeClass {
     /// Every class, in the order of their device numbers (`CLASS_*` defines).
-    pub const ALL: [SizeClass; 6] = [
+    pub const ALL: [SizeClass; 8] = [
         SizeClass::Group8,
         SizeClass::Group16,
         SizeClass::Group32,
-        SizeClass::Mid,
-        SizeClass::Tile,
+        SizeClass::Block512,
+        SizeClass::Block1024,
+        SizeClass::Block2048,
+        SizeClass::Block4096,
         SizeClass::Large,
     ];
 
-    /// Short name, as in the kernels: `"group8"`, `"group16"`, `"group32"`, `"mid"`, `"tile"`,
-    /// `"large"`.
+    /// Short name, as in the kernels: `"group8"`, ..., `"block512"`, ..., `"large"`.
     pub fn name(self) -> &'static str {
         match self {
             SizeClass::Group8 => "group8",
             SizeClass::Group16 => "group16",
             SizeClass::Group32 => "group32",
-            SizeClass::Mid => "mid",
-            SizeClass::Tile => "tile",
+            SizeClass::Block512 => "block512",
+            SizeClass::Block1024 => "block1024",
+            SizeClass::Block2048 => "block2048",
+            SizeClass::Block4096 => "block4096",
             SizeClass::Large => "large",
         }
     }
@@ -51,14 +61,36 @@ impl SizeClass {
         self as usize
     }
 
-    /// The fewest keys an array of this class has under `policy`.
+    /// The block class's tile (`None` for the warp classes and the large class).
+    pub fn block_cap(self) -> Option<usize> {
+        match self {
+            SizeClass::Block512 => Some(BLOCK_CAPS[0]),
+            SizeClass::Block1024 => Some(BLOCK_CAPS[1]),
+            SizeClass::Block2048 => Some(BLOCK_CAPS[2]),
+            SizeClass::Block4096 => Some(BLOCK_CAPS[3]),
+            _ => None,
+        }
+    }
+
+    /// Whether `policy` has this class (every class but [`SizeClass::Block4096`] always).
+    pub fn present(self, policy: &ArrayPolicy) -> bool {
+        self != SizeClass::Block4096 || policy.tile_max() >= 4096
+    }
+
+    /// The fewest keys an array of this class has under `policy` (`usize::MAX` for a class the
+    /// policy does not have).
     pub fn min_len(self, policy: &ArrayPolicy) -> usize {
+        if !self.present(policy) {
+            return usize::MAX;
+        }
         match self {
             SizeClass::Group8 => 2,
             SizeClass::Group16 => 9,
             SizeClass::Group32 => 17,
-            SizeClass::Mid => 33,
-            SizeClass::Tile => policy.mid_max() + 1,
+            SizeClass::Block512 => 33,
+            SizeClass::Block1024 => BLOCK_CAPS[0] + 1,
+            SizeClass::Block2048 => BLOCK_CAPS[1] + 1,
+            SizeClass::Block4096 => BLOCK_CAPS[2] + 1,
             SizeClass::Large => policy.tile_max() + 1,
         }
     }
@@ -82,7 +114,7 @@ impl SizeClass {
         arrays.min(keys / self.min_len(policy))
     }
 
-    /// Warp lanes per array of the warp classes (8, 16 or 32); `None` for the block classes.
+    /// Warp lanes per array of the warp classes (8, 16 or 32); `None` for the others.
     pub fn group(self) -> Option<u32> {
         match self {
             SizeClass::Group8 => Some(8),
@@ -93,15 +125,8 @@ impl SizeClass {
     }
 
     /// The kernel that sorts this class.
-    pub(crate) fn kernel(self) -> &'static str {
-        match self {
-            SizeClass::Group8 => "sort_group8",
-            SizeClass::Group16 => "sort_group16",
-            SizeClass::Group32 => "sort_group32",
-            SizeClass::Mid => "sort_mid",
-            SizeClass::Tile => "sort_tile",
-            SizeClass::Large => "sort_large",
-        }
+    pub(crate) fn kernel(self) -> String {
+        format!("sort_{}", self.name())
     }
 }
 
@@ -114,21 +139,20 @@ impl std::fmt::Display for SizeClass {
 /// Block shapes of the arraysort kernels (defines of `arraysort.cu`), by key and value size.
 ///
 /// Every block-class kernel declares its shared memory statically, so each tile stays within
-/// the 48 KiB a kernel may declare: the one-pass tile ([`ArrayPolicy::tile_max`]) is 4096 keys
-/// for 4-byte keys alone, 4-byte keys with 4-byte values and 8-byte keys alone, and 2048 keys
-/// otherwise (`BlockMergeSort` keeps a key and a 4-byte index per element, padded).
+/// the 48 KiB a kernel may declare: the 4096-key tile ([`SizeClass::Block4096`]) exists for
+/// 4-byte keys alone or with 4-byte values and for 8-byte keys alone; otherwise the largest
+/// single-pass tile is 2048 keys (`BlockMergeSort` keeps a key and a 4-byte index per element,
+/// padded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayPolicy {
     /// Threads per block of the warp classes and the helper kernels.
     pub small_threads: u32,
-    /// Threads per block of [`SizeClass::Mid`].
-    pub mid_threads: u32,
-    /// Keys per thread of [`SizeClass::Mid`].
-    pub mid_items: u32,
-    /// Threads per block of [`SizeClass::Tile`].
-    pub tile_threads: u32,
-    /// Keys per thread of [`SizeClass::Tile`].
-    pub tile_items: u32,
+    /// Threads per block of the block classes (tiles of 512, 1024, 2048, 4096 keys).
+    pub block_threads: [u32; 4],
+    /// Keys per thread of the block classes (threads × keys is the tile).
+    pub block_items: [u32; 4],
+    /// Whether the 4096-key class exists.
+    pub block4096: bool,
     /// Threads per block of [`SizeClass::Large`].
     pub large_threads: u32,
     /// Keys per thread of each step of [`SizeClass::Large`].
@@ -142,13 +166,11 @@ pub struct ArrayPolicy {
 impl ArrayPolicy {
     /// The policy for keys of `key_size` bytes and values of `value_size` bytes (0: keys only).
     pub fn for_types(key_size: usize, value_size: usize) -> ArrayPolicy {
-        let big_tile = matches!((key_size, value_size), (4, 0) | (4, 4) | (8, 0));
         ArrayPolicy {
             small_threads: 128,
-            mid_threads: 64,
-            mid_items: 8,
-            tile_threads: 256,
-            tile_items: if big_tile { 16 } else { 8 },
+            block_threads: [64, 128, 256, 256],
+            block_items: [8, 8, 8, 16],
+            block4096: matches!((key_size, value_size), (4, 0) | (4, 4) | (8, 0)),
             large_threads: 256,
             large_items: 8,
             radix_bits: 4,
@@ -156,22 +178,23 @@ impl ArrayPolicy {
         }
     }
 
-    /// The longest array of [`SizeClass::Mid`].
-    pub fn mid_max(&self) -> usize {
-        (self.mid_threads * self.mid_items) as usize
-    }
-
-    /// The longest array sorted in one pass ([`SizeClass::Tile`]).
+    /// The longest array sorted in one pass: 4096 or 2048 keys.
     pub fn tile_max(&self) -> usize {
-        (self.tile_threads * self.tile_items) as usize
+        if self.block4096 {
+            BLOCK_CAPS[3]
+        } else {
+            BLOCK_CAPS[2]
+        }
     }
 
     /// Threads per block of `class`'s kernel.
     pub fn threads(&self, class: SizeClass) -> u32 {
         match class {
             SizeClass::Group8 | SizeClass::Group16 | SizeClass::Group32 => self.small_threads,
-            SizeClass::Mid => self.mid_threads,
-            SizeClass::Tile => self.tile_threads,
+            SizeClass::Block512 => self.block_threads[0],
+            SizeClass::Block1024 => self.block_threads[1],
+            SizeClass::Block2048 => self.block_threads[2],
+            SizeClass::Block4096 => self.block_threads[3],
             SizeClass::Large => self.large_threads,
         }
     }
@@ -184,8 +207,8 @@ impl ArrayPolicy {
         }
     }
 
-    /// The offset of `class`'s list in the list region (the sum of the longer lists before it),
-    /// for `arrays` arrays of `keys` keys; the device's `list_start` computes the same.
+    /// The offset of `class`'s list in the list region (the sum of the lists before it), for
+    /// `arrays` arrays of `keys` keys; the device's `list_start` computes the same.
     pub fn list_start(&self, class: SizeClass, arrays: usize, keys: usize) -> usize {
         SizeClass::ALL[..class.index()]
             .iter()
@@ -204,12 +227,14 @@ impl ArrayPolicy {
 
 impl Policy for ArrayPolicy {
     fn defines(&self) -> Defines {
-        let mut d = Defines::new()
-            .set("SMALL_THREADS", self.small_threads)
-            .set("MID_THREADS", self.mid_threads)
-            .set("MID_ITEMS", self.mid_items)
-            .set("TILE_THREADS", self.tile_threads)
-            .set("TILE_ITEMS", self.tile_items)
+        let mut d = Defines::new().set("SMALL_THREADS", self.small_threads);
+        for (i, cap) in BLOCK_CAPS.iter().enumerate() {
+            d = d
+                .set(&format!("BLOCK{cap}_THREADS"), self.block_threads[i])
+                .set(&format!("BLOCK{cap}_ITEMS"), self.block_items[i]);
+        }
+        d = d
+            .set("HAS_BLOCK4096", self.block4096 as u32)
             .set("LARGE_THREADS", self.large_threads)
             .set("LARGE_ITEMS", self.large_items)
             .set("RADIX_BITS", self.radix_bits)
@@ -238,23 +263,34 @@ mod tests {
                 (16, SizeClass::Group16),
                 (17, SizeClass::Group32),
                 (32, SizeClass::Group32),
-                (33, SizeClass::Mid),
-                (p.mid_max(), SizeClass::Mid),
-                (p.mid_max() + 1, SizeClass::Tile),
-                (p.tile_max(), SizeClass::Tile),
+                (33, SizeClass::Block512),
+                (512, SizeClass::Block512),
+                (513, SizeClass::Block1024),
+                (1024, SizeClass::Block1024),
+                (1025, SizeClass::Block2048),
+                (2048, SizeClass::Block2048),
                 (p.tile_max() + 1, SizeClass::Large),
                 (1 << 40, SizeClass::Large),
             ] {
                 assert_eq!(SizeClass::of_len(len, &p), Some(c), "{len} ({k}, {v})");
             }
-            // Each class's arrays fit its kernel.
+            if p.block4096 {
+                assert_eq!(SizeClass::of_len(2049, &p), Some(SizeClass::Block4096));
+                assert_eq!(SizeClass::of_len(4096, &p), Some(SizeClass::Block4096));
+            } else {
+                assert_eq!(SizeClass::of_len(2049, &p), Some(SizeClass::Large));
+            }
+            // Each class's arrays fit its kernel, and each tile is its threads x items.
+            for (i, cap) in BLOCK_CAPS.iter().enumerate() {
+                assert_eq!((p.block_threads[i] * p.block_items[i]) as usize, *cap);
+            }
             for len in 2..3 * p.tile_max() {
                 let c = SizeClass::of_len(len, &p).unwrap();
-                match c.group() {
-                    Some(g) => assert!(len <= g as usize),
-                    None if c == SizeClass::Mid => assert!(len <= p.mid_max()),
-                    None if c == SizeClass::Tile => assert!(len <= p.tile_max()),
-                    None => assert!(len > p.tile_max()),
+                assert!(c.present(&p));
+                match (c.group(), c.block_cap()) {
+                    (Some(g), _) => assert!(len <= g as usize),
+                    (None, Some(cap)) => assert!(len <= cap && cap <= p.tile_max()),
+                    _ => assert!(len > p.tile_max()),
                 }
             }
         }
@@ -336,9 +372,11 @@ mod tests {
         let d = ArrayPolicy::for_types(4, 0).defines().to_options();
         for want in [
             "-DCLASS_GROUP8=0",
-            "-DCLASS_LARGE=5",
-            "-DCLASS_COUNT=6",
-            "-DTILE_ITEMS=16",
+            "-DCLASS_BLOCK4096=6",
+            "-DCLASS_LARGE=7",
+            "-DCLASS_COUNT=8",
+            "-DBLOCK4096_ITEMS=16",
+            "-DHAS_BLOCK4096=1",
         ] {
             assert!(d.iter().any(|o| o == want), "{d:?} lacks {want}");
         }

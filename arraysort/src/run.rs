@@ -36,7 +36,7 @@ pub(crate) fn fast<K: SortKey>(
     // Look every kernel up before the first launch (a missing one leaves the data untouched).
     let class_kernels = classes
         .iter()
-        .map(|c| k.module.kernel(c.kernel()))
+        .map(|c| k.module.kernel(&c.kernel()))
         .collect::<Result<Vec<_>>>()?;
     let listed = s.fixed.is_none();
     let (counts, lists) = (

@@ -107,7 +107,7 @@ fn offsets_of(lens: &[usize]) -> Vec<u64> {
 /// classes' edges (±1) and one far larger.
 fn edge_lengths(policy: &ArrayPolicy) -> Vec<usize> {
     let mut v = vec![0, 1, 2, 7, 8, 9, 16, 17, 19, 20, 21, 31, 32, 33];
-    for e in [policy.mid_max(), policy.tile_max()] {
+    for e in [512, 1024, 2048, policy.tile_max()] {
         v.extend([e - 1, e, e + 1]);
     }
     v.push(100_000);
@@ -262,8 +262,10 @@ fn reports_the_classes() {
         (5, SizeClass::Group8),
         (12, SizeClass::Group16),
         (32, SizeClass::Group32),
-        (100, SizeClass::Mid),
-        (p.tile_max(), SizeClass::Tile),
+        (100, SizeClass::Block512),
+        (1000, SizeClass::Block1024),
+        (2000, SizeClass::Block2048),
+        (p.tile_max(), SizeClass::Block4096),
         (p.tile_max() + 1, SizeClass::Large),
     ] {
         let mut k = DeviceBuffer::from_host(&gpu, &vec![1u32; 2 * len]).unwrap();
@@ -280,7 +282,7 @@ fn reports_the_classes() {
             SizeClass::Group8,
             SizeClass::Group16,
             SizeClass::Group32,
-            SizeClass::Mid
+            SizeClass::Block512
         ]
     );
 }
