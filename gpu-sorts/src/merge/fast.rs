@@ -56,16 +56,16 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
         } else {
             (spare, caller)
         };
-        let width = plan.width(level);
+        let width_log2 = plan.width_log2(level);
         let mut args = KernelArgs::new();
         args.push(src.keys)
             .push(n)
-            .push(width)
+            .push(width_log2)
             .push(blocks as u64)
             .ptr(splits)
             .push(flip);
-        // SAFETY: arguments match `merge_partition(const Key*, u64, u64, u64, u64*, Bits)`;
-        // src holds n keys in sorted runs of `width`; splits is a scratch region of `blocks`
+        // SAFETY: arguments match `merge_partition(const Key*, u64, u32, u64, u64*, Bits)`;
+        // src holds n keys in sorted runs of 2^width_log2; splits is a scratch region of `blocks`
         // u64; the grid strides over the blocks.
         unsafe { partition.launch(part_cfg, &args)? };
         let mut args = KernelArgs::new();
@@ -74,12 +74,12 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
             .push(dst.keys)
             .push(dst.values)
             .push(n)
-            .push(width)
+            .push(width_log2)
             .ptr(splits)
             .push(flip)
             .push(smem);
         // SAFETY: arguments match `merge_path_pass(const Key*, const Value*, Key*, Value*, u64,
-        // u64, const u64*, Bits, u32)`; src and dst are disjoint buffers of n keys (and values,
+        // u32, const u64*, Bits, u32)`; src and dst are disjoint buffers of n keys (and values,
         // or 0 for keys only); the splits were written by the partition launch before it on
         // the stream; one block per merge tile of outputs, each inside one pair of runs (the
         // merge tile divides the sort tile, checked by `validate`); the dynamic shared memory

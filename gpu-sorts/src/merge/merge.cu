@@ -17,8 +17,9 @@
 // both sorts are stable in both orders. Positions are u64 throughout (inputs past 2^32 keys);
 // counts inside a block are u32.
 //
-// Level geometry (both merge kernels): runs of `width` keys, the last one possibly shorter;
-// pair p merges runs 2p and 2p + 1 into output [2p * width, min(n, (2p + 2) * width)); a pair
+// Level geometry (both merge kernels): runs of `width` = 2^width_log2 keys (the tiles are powers
+// of two: no 64-bit division), the last one possibly shorter; pair p merges runs 2p and 2p + 1
+// into output [2p * width, min(n, (2p + 2) * width)); a pair
 // whose right run is empty (an odd run count) is a copy.
 //
 // Defines:
@@ -167,9 +168,10 @@ struct Pair {
     u64 a_len;
     u64 b_len;
 };
-__device__ __forceinline__ Pair pair_of(u64 pos, u64 n, u64 width) {
+__device__ __forceinline__ Pair pair_of(u64 pos, u64 n, u32 width_log2) {
+    const u64 width = (u64)1 << width_log2;
     Pair p;
-    p.start = pos / (2 * width) * (2 * width);
+    p.start = (pos >> (width_log2 + 1)) << (width_log2 + 1);
     const u64 rest = n - p.start;
     p.a_len = rest < width ? rest : width;
     p.b_len = rest - p.a_len < width ? rest - p.a_len : width;
@@ -214,17 +216,17 @@ __device__ __forceinline__ u64 rank_in(const Key* run, u64 len, Bits key, bool o
     return lo;
 }
 
-// One merge level: key i of keys_in (runs of `width`, sorted) goes to keys_out[pair start + its
+// One merge level: key i of keys_in (runs of 2^width_log2, sorted) goes to keys_out[pair start + its
 // index in its run + its rank in the other run]. Ties are broken by run, for stability and for
 // distinct positions: a key of the left run counts the right run's keys strictly less, a key of
 // the right run counts the left run's keys less or equal. Grid-strided over the keys.
 extern "C" __global__ void __launch_bounds__(RANK_THREADS)
-merge_rank_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u64 width,
+merge_rank_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u32 width_log2,
                 Bits flip) {
     sortlab::dependent_entry();
     const u64 stride = (u64)gridDim.x * RANK_THREADS;
     for (u64 i = (u64)blockIdx.x * RANK_THREADS + threadIdx.x; i < n; i += stride) {
-        const Pair p = pair_of(i, n, width);
+        const Pair p = pair_of(i, n, width_log2);
         const Key* a = keys_in + p.start;
         const Key* b = a + p.a_len;
         const Key raw = keys_in[i];
@@ -251,12 +253,12 @@ merge_rank_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value
 // splits[t] = the number of left-run keys among the outputs of pair_of(t * MERGE_TILE) that
 // precede output t * MERGE_TILE, for every merge block t < blocks. Grid-strided.
 extern "C" __global__ void __launch_bounds__(PARTITION_THREADS)
-merge_partition(const Key* keys, u64 n, u64 width, u64 blocks, u64* splits, Bits flip) {
+merge_partition(const Key* keys, u64 n, u32 width_log2, u64 blocks, u64* splits, Bits flip) {
     sortlab::dependent_entry();
     const u64 stride = (u64)gridDim.x * PARTITION_THREADS;
     for (u64 t = (u64)blockIdx.x * PARTITION_THREADS + threadIdx.x; t < blocks; t += stride) {
         const u64 pos = t * MERGE_TILE;
-        const Pair p = pair_of(pos, n, width);
+        const Pair p = pair_of(pos, n, width_log2);
         const Key* a = keys + p.start;
         splits[t] = merge_path_global(a, p.a_len, a + p.a_len, p.b_len, pos - p.start, flip);
     }
@@ -283,7 +285,7 @@ static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be t
 // the diagonals. One block per output tile (the grid is exact). smem_bytes: the dynamic shared
 // memory given (at least MERGE_SMEM_BYTES).
 extern "C" __global__ void __launch_bounds__(MERGE_THREADS, MERGE_MIN_BLOCKS)
-merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u64 width,
+merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u32 width_log2,
                 const u64* splits, Bits flip, u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
@@ -291,7 +293,7 @@ merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value
     const u32 tid = threadIdx.x;
     const u64 t = blockIdx.x;
     const u64 o0 = t * MERGE_TILE;
-    const Pair p = pair_of(o0, n, width);
+    const Pair p = pair_of(o0, n, width_log2);
     const u64 pair_len = p.a_len + p.b_len;
     const u64 end = o0 + MERGE_TILE < p.start + pair_len ? o0 + MERGE_TILE : p.start + pair_len;
     const u64 diag0 = o0 - p.start;

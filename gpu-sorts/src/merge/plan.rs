@@ -81,7 +81,7 @@ impl Shape {
     pub fn validate(&self) -> Result<()> {
         let ok = (32..=1024).contains(&self.sort_threads)
             && self.sort_threads.is_power_of_two()
-            && self.sort_items > 0
+            && self.sort_items.is_power_of_two()
             && (64..=1024).contains(&self.merge_threads)
             && self.merge_threads % 64 == 0
             && self.merge_items > 0
@@ -90,8 +90,8 @@ impl Shape {
             Ok(())
         } else {
             Err(Error::InvalidArgument(format!(
-                "merge sort shape {self:?}: power-of-two sort blocks, merge blocks a multiple \
-                 of 64 threads, and the merge tile dividing the sort tile"
+                "merge sort shape {self:?}: power-of-two sort blocks and tiles, merge blocks a \
+                 multiple of 64 threads, and the merge tile dividing the sort tile"
             )))
         }
     }
@@ -209,9 +209,10 @@ impl Plan {
         self.n.div_ceil(self.shape.merge_tile())
     }
 
-    /// Run width before merge level `level` (`sort_tile * 2^level`).
-    pub fn width(&self, level: u32) -> u64 {
-        (self.shape.sort_tile() as u64) << level
+    /// log2 of the run width before merge level `level` (`sort_tile * 2^level`; sort tiles are
+    /// powers of two).
+    pub fn width_log2(&self, level: u32) -> u32 {
+        self.shape.sort_tile().trailing_zeros() + level
     }
 
     /// The scratch layout; `None` when no merge level runs (no scratch).

@@ -31,11 +31,11 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
             .push(dst.keys)
             .push(dst.values)
             .push(plan.n as u64)
-            .push(plan.width(level))
+            .push(plan.width_log2(level))
             .push(flip);
         // SAFETY: arguments match `merge_rank_pass(const Key*, const Value*, Key*, Value*, u64,
-        // u64, Bits)`; src and dst are disjoint buffers of n keys (and values, or 0 for keys
-        // only); src holds sorted runs of `width` (the tile sort or the previous level), so
+        // u32, Bits)`; src and dst are disjoint buffers of n keys (and values, or 0 for keys
+        // only); src holds sorted runs of 2^width_log2 (the tile sort or the previous level), so
         // every key gets a distinct position < n; the grid strides over the keys.
         unsafe { rank.launch(rank_cfg, &args)? };
     }

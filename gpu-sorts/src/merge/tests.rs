@@ -51,6 +51,19 @@ fn level_counts_and_buffers() {
     assert_eq!(merge_levels(MergeVariant::Fast, 1 << 28, 8, 0), 16);
     assert_eq!(merge_levels(MergeVariant::Satish, 1 << 28, 8, 8), 18);
     assert_eq!(merge_levels(MergeVariant::Fast, (1 << 32) + 5, 4, 0), 20);
+    // Run widths as shifts: tiles of 2^13 (fast, u32), 2^12 (fast, 8-byte keys), 2^10 (Satish).
+    assert_eq!(
+        Plan::new(1 << 20, 4, 0, MergeVariant::Fast).width_log2(0),
+        13
+    );
+    assert_eq!(
+        Plan::new(1 << 20, 8, 8, MergeVariant::Fast).width_log2(2),
+        14
+    );
+    assert_eq!(
+        Plan::new(1 << 20, 4, 4, MergeVariant::Satish).width_log2(1),
+        11
+    );
     // The last level always writes the caller's buffers.
     for n in [10_000, 20_000, 40_000, 100_000, 1 << 20] {
         let p = Plan::new(n, 4, 0, MergeVariant::Fast);
