@@ -86,6 +86,8 @@ fn main() -> Result<()> {
     shape::<u32>(&gpu, 50_000, 1000, &all, false)?;
     shape::<u32>(&gpu, 50_000, 4000, &all, false)?;
     shape::<u32>(&gpu, 200_000, 1000, &[ArrayVariant::Fast], false)?;
+    shape::<u32>(&gpu, 50_000, 5000, &[ArrayVariant::Fast], false)?;
+    shape::<f64>(&gpu, 20_000, 5000, &[ArrayVariant::Fast], true)?;
     shape::<f32>(&gpu, 1_000_000, 1000, &[ArrayVariant::Fast], false)?;
     shape::<f32>(&gpu, 1_000_000, 1000, &[ArrayVariant::Fast], true)?;
     shape::<f32>(&gpu, 4_000_000, 20, &[ArrayVariant::Fast], false)?;

@@ -62,7 +62,7 @@
 #define LARGE_ITEMS 8
 #endif
 #ifndef RADIX_BITS
-#define RADIX_BITS 4
+#define RADIX_BITS 6
 #endif
 #ifndef PAPER_THREADS
 #define PAPER_THREADS 128
@@ -101,6 +101,7 @@ typedef sortlab::NullValue SortVal;
 #define KEY_BITS (8 * (int)sizeof(Bits))
 #define DIGITS (1 << RADIX_BITS)
 #define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
+static_assert(DIGITS <= LARGE_THREADS, "sort_large updates one digit offset per thread");
 
 // ---- Array bounds. ----
 

@@ -27,7 +27,7 @@
 //!   fits static shared memory) 4096 keys by one block each, with primitives' `BlockMergeSort`
 //!   over a tile of that size in shared memory (the largest, [`ArrayPolicy::tile_max`], is the
 //!   largest single-pass length);
-//!   longer arrays by one block each running an LSD radix sort of 4-bit digits through scratch
+//!   longer arrays by one block each running an LSD radix sort of 6-bit digits through scratch
 //!   (each step a `BlockRadixSort` of a tile by the digit, scattered by the array's digit
 //!   offsets; digits the whole array shares are skipped). With a fixed length the host knows the
 //!   class and launches only its kernel; with offsets a classify kernel writes each array's
@@ -72,8 +72,8 @@
 //! A first look on an NVIDIA H200 (`examples/arraysort_speed.rs`, no anchor in the same run
 //! yet): the fast sort sorts 1M arrays of 1000 `f32` keys at 70 Gkeys/s (with `u32` values, 54),
 //! 50k arrays of 4000 `u32` at 78, 4M arrays of 20 `f32` at 42; GPU-ArraySort runs at 3.3 and the
-//! tagged baseline at 16 Gkeys/s. A few very long arrays are the weak case (100 arrays of 2^20
-//! keys: 7 Gkeys/s, one block per array). The table of record, with CUB's
+//! tagged baseline at 16 Gkeys/s. Arrays past the 4096-key tile are the weak case (50k arrays
+//! of 5000 `u32`: 14 Gkeys/s; 100 arrays of 2^20 keys: 8, one block per array). The table of record, with CUB's
 //! `DeviceSegmentedSort` and `torch.sort` in the same run, is in `README.md` beside this crate.
 //!
 //! # Example

@@ -157,7 +157,9 @@ pub struct ArrayPolicy {
     pub large_threads: u32,
     /// Keys per thread of each step of [`SizeClass::Large`].
     pub large_items: u32,
-    /// Digit width of [`SizeClass::Large`]'s radix sort (4: Satish et al.'s; 8 or 16 passes).
+    /// Digit width of [`SizeClass::Large`]'s radix sort: 6 (6 passes for 4-byte keys, 11 for
+    /// 8-byte), the widest whose block rank counters fit static shared memory (8 needs 140 KiB);
+    /// at most `large_threads` digits.
     pub radix_bits: u32,
     /// Threads per block of [`crate::ArrayVariant::Paper`].
     pub paper_threads: u32,
@@ -173,7 +175,7 @@ impl ArrayPolicy {
             block4096: matches!((key_size, value_size), (4, 0) | (4, 4) | (8, 0)),
             large_threads: 256,
             large_items: 8,
-            radix_bits: 4,
+            radix_bits: 6,
             paper_threads: 128,
         }
     }
