@@ -110,6 +110,30 @@ use sortlab_primitives::{DeviceBuffer, Error, Gpu, Result, Scratch, SortKey, Sor
 use layout::{FastLayout, PaperLayout, Shape};
 use run::Bufs;
 
+/// The array lengths at which [`ArrayVariant::Fast`] changes class, for keys of `key_size` bytes
+/// and values of `value_size` bytes (0: keys only): the first length of every class present,
+/// and the length before it. Tests visit each of them, with 0 and 1.
+///
+/// ```
+/// let e = sortlab_arraysort::edge_lengths(4, 0);
+/// assert!(e.contains(&4096) && e.contains(&4097) && e.contains(&33));
+/// assert!(sortlab_arraysort::edge_lengths(8, 8).contains(&2049));
+/// ```
+pub fn edge_lengths(key_size: usize, value_size: usize) -> Vec<usize> {
+    let p = ArrayPolicy::for_types(key_size, value_size);
+    let mut v: Vec<usize> = SizeClass::ALL
+        .iter()
+        .filter(|c| c.present(&p))
+        .flat_map(|c| {
+            let m = c.min_len(&p);
+            [m - 1, m]
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// What a sort did: the variant, the number of arrays, the size classes launched (the fast
 /// sort's; empty for the other variants and when nothing needed sorting) and the scratch used.
 #[derive(Clone, Debug, PartialEq, Eq)]
