@@ -23,6 +23,7 @@ pub const SUITES: &[&str] = &[
     "bitonic",
     "approxsort",
     "roughsort",
+    "arraysort",
 ];
 
 /// Runs the suite `args.suite`, prints a table on stdout and writes `--json` if asked.
@@ -36,6 +37,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         "bitonic" => suites::algos::run(Suite::Bitonic, args),
         "approxsort" => suites::algos::run(Suite::Approx, args),
         "roughsort" => suites::algos::run(Suite::Rough, args),
+        "arraysort" => suites::arraysort::run(args),
         other => Err(CliError::UnknownSuite {
             given: other.to_string(),
             known: SUITES.join(", "),

@@ -1,8 +1,10 @@
 //! One file per benchmark suite; [`algos`] runs the algorithm crates' suites (`radix`,
-//! `merge`, `bitonic`, `approxsort`, `roughsort`) over their shared points (`point.rs`).
+//! `merge`, `bitonic`, `approxsort`, `roughsort`) over their shared points (`point.rs`);
+//! [`arraysort`] runs the many-small-arrays sorts over CUB's segmented layouts.
 
 pub mod algos;
 mod approxsort;
+pub mod arraysort;
 mod bitonic;
 mod merge;
 mod point;

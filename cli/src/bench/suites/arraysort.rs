@@ -1,0 +1,273 @@
+//! `sortlab bench arraysort`: many small arrays sorted independently: every [`ArrayVariant`] on
+//! the GPU (keys, and pairs with index values), the rayon twin on the CPU, over the two array
+//! layouts of CUB's `DeviceSegmentedSort` anchor (`bench/anchors/segmented_keys.cu`), so that
+//! `scripts/bench-gpu` prints the ratio:
+//!
+//! - `segments-1000`: arrays of 1000 keys (the last one shorter);
+//! - `segments-varying`: lengths log-uniform in `[1, 4096]` (`floor(2^(12u))`, mean about 490),
+//!   from the same hash as the anchor's.
+//!
+//! Keys follow `--pattern` inside the arrays (uniform by default, as the anchor's); a row's
+//! pattern is the layout's name, with `/PATTERN` added for other key patterns. Rows: op
+//! `sort_arrays` (keys) and `sort_arrays_pairs` (u32 values for 4-byte keys, u64 for 8-byte).
+//! Every last output is checked: each array sorted and a permutation of its input, pairs
+//! stable.
+
+use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments};
+use sortlab_cpu_reference::arrays;
+use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
+
+use crate::args::BenchArgs;
+use crate::backend::check;
+use crate::backend::gen::generate;
+use crate::backend::patterns::Pattern;
+use crate::bench::row::{gbps, wrong, BenchRow};
+use crate::bench::setup::{write_rows, Run};
+use crate::bench::timing::{buffers, gpu_err, reserve_room, slot_count, time_copy, time_gpu_slots};
+use crate::cmd::say;
+use crate::error::CliError;
+use crate::key::CliKey;
+use crate::with_key_type;
+
+use super::point::Out;
+
+/// The array layouts, by the names of CUB's anchor patterns.
+const LAYOUTS: [&str; 2] = ["segments-1000", "segments-varying"];
+/// The CPU twin's row.
+const CPU: &str = "arrays";
+/// Largest input the CPU twin is timed on.
+const CPU_MAX_LEN: u64 = 1 << 24;
+/// The anchor's seed of the varying lengths (`cub_anchors --seed` default).
+const LAYOUT_SEED: u64 = 0x5EED;
+
+fn algo(v: ArrayVariant) -> String {
+    format!("arraysort-{}", v.name())
+}
+
+/// The GPU rows, in the order they run.
+fn gpu_names() -> Vec<String> {
+    ArrayVariant::ALL.into_iter().map(algo).collect()
+}
+
+/// The splitmix64 finalizer (`mix64` of the anchors' `patterns.cuh`).
+fn mix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The offsets (arrays + 1, first 0, last `n`) of `layout` over `n` keys, as the anchor's.
+fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
+    let mut offsets = vec![0u64];
+    let (mut pos, mut i) = (0u64, 0u64);
+    while pos < n {
+        let len = if layout == LAYOUTS[0] {
+            1000
+        } else {
+            let u = (mix64(LAYOUT_SEED ^ 0xAB_CDEF_u64.wrapping_add(i)) >> 11) as f64
+                * (1.0 / 9_007_199_254_740_992.0);
+            ((12.0 * u).exp2().floor() as u64).max(1)
+        };
+        pos = (pos + len).min(n);
+        offsets.push(pos);
+        i += 1;
+    }
+    offsets
+}
+
+/// Runs the suite over the types, patterns and sizes of `args`.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let known = [gpu_names(), vec![CPU.to_string()]].concat();
+    let ctx = Run::new(args, &known, &gpu_names())?;
+    say(&format!(
+        "{:<24} {:<6} {:<17} {:<5} {:<5} {:<24} {:>11} {:>10} {:>9} {:>8}",
+        "algo", "engine", "op", "type", "value", "pattern", "n", "ms", "Mkeys/s", "of copy"
+    ));
+    let mut rows = Vec::new();
+    for (t, p, n) in ctx.points() {
+        for layout in LAYOUTS {
+            with_key_type!(t, K => one::<K>(&ctx, layout, p, n, &mut rows)?);
+        }
+    }
+    write_rows(args, &rows)
+}
+
+/// One (type, layout, key pattern, size) point.
+fn one<K: CliKey>(
+    ctx: &Run,
+    layout: &str,
+    p: Pattern,
+    n: u64,
+    rows: &mut Vec<BenchRow>,
+) -> Result<(), CliError> {
+    let input = generate::<K>(p, n as usize, ctx.seed);
+    let offsets = layout_offsets(layout, n);
+    let pattern = if p == Pattern::Uniform {
+        layout.to_string()
+    } else {
+        format!("{layout}/{p}")
+    };
+    let mut out = Out {
+        ctx,
+        rows,
+        pattern,
+        n,
+        copy_gbps: None,
+    };
+    if let Some(gpu) = &ctx.gpu {
+        if K::SIZE == 4 {
+            gpu_rows::<K, u32>(gpu, &input, &offsets, &mut out)?;
+        } else {
+            gpu_rows::<K, u64>(gpu, &input, &offsets, &mut out)?;
+        }
+    }
+    if n <= CPU_MAX_LEN && ctx.algos.wants(CPU) {
+        let order = ctx.order;
+        let work = &mut input.to_vec()[..];
+        let t = out.time_cpu(&input, work, |w| {
+            // The offsets were built valid: the twin cannot refuse them.
+            let _ = arrays::sort_arrays(w, &offsets, order);
+        });
+        check_arrays::<K, u32>(&input, work, None, &offsets, order, CPU)?;
+        out.push::<K>(CPU.into(), "cpu", "sort_arrays", None, 0, t);
+    }
+    Ok(())
+}
+
+/// Each array of `keys` sorted in `order` and a permutation of its input; with index `values`,
+/// each value the position of an equal input key in its array, stably.
+fn check_arrays<K: SortKey, V: SortValue + Into<u64>>(
+    input: &[K],
+    keys: &[K],
+    values: Option<&[V]>,
+    offsets: &[u64],
+    order: Order,
+    what: &str,
+) -> Result<(), CliError> {
+    let cuts: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+    check::check_arrays_sorted(keys, &cuts, order).map_err(|e| wrong(what, e))?;
+    arrays::check_arrays_permutation(input, keys, offsets).map_err(|e| wrong(what, e))?;
+    let Some(values) = values else {
+        return Ok(());
+    };
+    for w in cuts.windows(2) {
+        for i in w[0]..w[1] {
+            let v = usize::try_from(values[i].into()).unwrap_or(usize::MAX);
+            let follows = (w[0]..w[1]).contains(&v)
+                && input[v].to_ordered_bits() == keys[i].to_ordered_bits();
+            let stable = i == w[0]
+                || keys[i - 1].to_ordered_bits() != keys[i].to_ordered_bits()
+                || values[i - 1].into() < values[i].into();
+            if !follows || !stable {
+                return Err(wrong(
+                    what,
+                    format!("value at {i} does not follow its key stably"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The GPU rows of one point, values `V` (the key's width) for pairs.
+fn gpu_rows<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
+    gpu: &Gpu,
+    input: &[K],
+    offsets: &[u64],
+    out: &mut Out<'_>,
+) -> Result<(), CliError> {
+    let n = input.len();
+    let what = format!("benchmarking arraysort on {n} {}", K::NAME);
+    let err = gpu_err(&what);
+    let (order, reps) = (out.ctx.order, out.ctx.reps);
+    let d_in = DeviceBuffer::from_host(gpu, input).map_err(&err)?;
+    let t = time_copy(gpu, reps, &what, &d_in)?;
+    out.copy_gbps = Some(gbps(2 * n as u64 * K::SIZE as u64, t));
+    let vals: Vec<V> = (0..n as u64).filter_map(|i| V::try_from(i).ok()).collect();
+    let d_vals = DeviceBuffer::from_host(gpu, &vals).map_err(&err)?;
+    let d_offsets = DeviceBuffer::from_host(gpu, offsets).map_err(&err)?;
+    let (kb, vb) = (n * K::SIZE, n * V::SIZE);
+    let (k1, k2) = (slot_count(gpu, 2 * kb), slot_count(gpu, 2 * (kb + vb)));
+    reserve_room(gpu, (k1 + k2 + 4) * (kb + vb), &what)?;
+    let mut keys = buffers::<K>(gpu, n, k1.max(k2), &what)?;
+    let mut values = buffers::<V>(gpu, n, k2, &what)?;
+    for v in ArrayVariant::ALL {
+        let name = algo(v);
+        if !out.ctx.algos.wants(&name) {
+            continue;
+        }
+        let opts = ArrayOptions::default().with_order(order).with_variant(v);
+        let segments = Segments::Offsets64(&d_offsets);
+        let (t, last) = time_gpu_slots(gpu, reps, &what, k1, |s, restore| {
+            if restore {
+                keys[s].copy_from_device(&d_in)
+            } else {
+                arraysort::sort_keys(gpu, &mut keys[s], segments, &opts).map(drop)
+            }
+        })?;
+        let got = keys[last].to_host().map_err(&err)?;
+        check_arrays::<K, V>(input, &got, None, offsets, order, &name)?;
+        out.push::<K>(name.clone(), "gpu", "sort_arrays", None, 0, t);
+        let (t, last) = time_gpu_slots(gpu, reps, &what, k2, |s, restore| {
+            if restore {
+                keys[s].copy_from_device(&d_in)?;
+                values[s].copy_from_device(&d_vals)
+            } else {
+                arraysort::sort_pairs(gpu, &mut keys[s], &mut values[s], segments, &opts).map(drop)
+            }
+        })?;
+        let (k, vv) = (
+            keys[last].to_host().map_err(&err)?,
+            values[last].to_host().map_err(&err)?,
+        );
+        check_arrays(input, &k, Some(&vv), offsets, order, &name)?;
+        let vname = if V::SIZE == 4 { "u32" } else { "u64" };
+        out.push::<K>(name, "gpu", "sort_arrays_pairs", Some(vname), V::SIZE, t);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_cover_the_keys_like_the_anchor() {
+        let fixed = layout_offsets(LAYOUTS[0], 2500);
+        assert_eq!(fixed, vec![0, 1000, 2000, 2500]);
+        let n = 1 << 20;
+        let varying = layout_offsets(LAYOUTS[1], n);
+        assert_eq!((varying[0], *varying.last().unwrap()), (0, n));
+        let lens: Vec<u64> = varying.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(lens.iter().all(|&l| (1..=4096).contains(&l)));
+        let mean = n as f64 / lens.len() as f64;
+        assert!((400.0..600.0).contains(&mean), "mean length {mean}");
+        assert_eq!(layout_offsets(LAYOUTS[1], 0), vec![0]);
+    }
+
+    #[test]
+    fn mix64_is_splitmix64s_finalizer() {
+        // splitmix64's first output from state 0.
+        assert_eq!(mix64(0), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn the_checker_catches_unsorted_lost_and_unstable_arrays() {
+        let input = [3u32, 1, 3, 2, 0];
+        let offsets = [0u64, 3, 5];
+        let good = [1u32, 3, 3, 0, 2];
+        let asc = Order::Ascending;
+        assert!(check_arrays::<u32, u32>(&input, &good, None, &offsets, asc, "t").is_ok());
+        assert!(
+            check_arrays::<u32, u32>(&input, &[3, 1, 3, 0, 2], None, &offsets, asc, "t").is_err()
+        );
+        assert!(
+            check_arrays::<u32, u32>(&input, &[1, 3, 3, 0, 3], None, &offsets, asc, "t").is_err()
+        );
+        let stable = [1u32, 0, 2, 4, 3];
+        assert!(check_arrays(&input, &good, Some(&stable[..]), &offsets, asc, "t").is_ok());
+        let swapped = [1u32, 2, 0, 4, 3];
+        assert!(check_arrays(&input, &good, Some(&swapped[..]), &offsets, asc, "t").is_err());
+    }
+}
