@@ -29,12 +29,13 @@ pub const SUITES: &[&str] = &[
 /// Runs the suite `args.suite`, prints a table on stdout and writes `--json` if asked.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     use suites::algos::Suite;
+    use suites::full::Family;
     match args.suite.as_str() {
         "sort" => suites::sort::run(args),
         "primitives" => suites::primitives::run(args),
-        "radix" => suites::algos::run(Suite::Radix, args),
-        "merge" => suites::algos::run(Suite::Merge, args),
-        "bitonic" => suites::algos::run(Suite::Bitonic, args),
+        "radix" => suites::algos::run(Suite::Full(Family::Radix), args),
+        "merge" => suites::algos::run(Suite::Full(Family::Merge), args),
+        "bitonic" => suites::algos::run(Suite::Full(Family::Bitonic), args),
         "approxsort" => suites::algos::run(Suite::Approx, args),
         "roughsort" => suites::algos::run(Suite::Rough, args),
         "arraysort" => suites::arraysort::run(args),

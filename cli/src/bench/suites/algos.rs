@@ -18,8 +18,9 @@
 
 use sortlab_primitives::{DeviceBuffer, Gpu, SortValue};
 
+use super::full::Family;
 use super::point::{GpuPoint, Out};
-use super::{approxsort, bitonic, merge, radix, roughsort};
+use super::{approxsort, roughsort};
 use crate::args::BenchArgs;
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
@@ -37,12 +38,8 @@ const CPU_MAX_LEN: u64 = 1 << 24;
 /// The algorithm suites this module runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Suite {
-    /// `radix`: every radix variant, keys and pairs.
-    Radix,
-    /// `merge`: every merge sort variant, keys and pairs.
-    Merge,
-    /// `bitonic`: every bitonic variant, keys and pairs.
-    Bitonic,
+    /// `radix`, `merge`, `bitonic`: every variant of a family of full sorts, keys and pairs.
+    Full(Family),
     /// `approxsort`: Paper and Fast, equal-width and sampled intervals, keys and pairs, and
     /// the refined (full) sort.
     Approx,
@@ -54,9 +51,7 @@ impl Suite {
     /// The names of the suite's GPU rows (what `--algo` selects), in the order they run.
     pub fn gpu_algos(self) -> Vec<String> {
         match self {
-            Suite::Radix => radix::gpu_names(),
-            Suite::Merge => merge::gpu_names(),
-            Suite::Bitonic => bitonic::gpu_names(),
+            Suite::Full(f) => f.gpu_names(),
             Suite::Approx => approxsort::gpu_names(),
             Suite::Rough => roughsort::gpu_names(),
         }
@@ -65,9 +60,7 @@ impl Suite {
     /// The names of the suite's CPU rows.
     pub fn cpu_algos(self) -> Vec<String> {
         let names: &[&str] = match self {
-            Suite::Radix => radix::CPU_NAMES,
-            Suite::Merge => merge::CPU_NAMES,
-            Suite::Bitonic => bitonic::CPU_NAMES,
+            Suite::Full(f) => &[f.name()],
             Suite::Approx => approxsort::CPU_NAMES,
             Suite::Rough => roughsort::CPU_NAMES,
         };
@@ -119,9 +112,7 @@ fn one<K: CliKey>(
     }
     if n <= CPU_MAX_LEN && ctx.algos.wants_any(&suite.cpu_algos()) {
         match suite {
-            Suite::Radix => radix::cpu(&input, &mut out)?,
-            Suite::Merge => merge::cpu(&input, &mut out)?,
-            Suite::Bitonic => bitonic::cpu(&input, &mut out)?,
+            Suite::Full(f) => f.cpu(&input, &mut out)?,
             Suite::Approx => approxsort::cpu(&input, &mut out)?,
             Suite::Rough => roughsort::cpu(&input, &mut out)?,
         }
@@ -161,9 +152,7 @@ fn gpu_suite<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
         vname: if V::SIZE == 4 { "u32" } else { "u64" },
     };
     match suite {
-        Suite::Radix => radix::gpu(&p, out),
-        Suite::Merge => merge::gpu(&p, out),
-        Suite::Bitonic => bitonic::gpu(&p, out),
+        Suite::Full(f) => f.gpu(&p, out),
         Suite::Approx => approxsort::gpu(&p, out),
         Suite::Rough => roughsort::gpu(&p, out),
     }

@@ -5,10 +5,8 @@
 pub mod algos;
 mod approxsort;
 pub mod arraysort;
-mod bitonic;
-mod merge;
+pub mod full;
 mod point;
 pub mod primitives;
-mod radix;
 pub(crate) mod roughsort;
 pub mod sort;
