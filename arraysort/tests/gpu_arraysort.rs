@@ -13,11 +13,8 @@ use sortlab_arraysort::{
 use sortlab_cpu_reference::arrays::{check_arrays_permutation, sort_arrays, sort_arrays_pairs};
 use sortlab_cpu_reference::check::check_arrays_sorted;
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
+use sortlab_verify::testing::gpu;
 use sortlab_verify::{generate, rng_for, seed_for, specials, Pattern};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 

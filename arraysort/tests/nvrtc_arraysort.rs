@@ -3,18 +3,13 @@
 //! Needs NVRTC (scripts/test installs it), no GPU.
 
 use sortlab_arraysort::module_configs;
-use sortlab_primitives::runtime::{compile, nvrtc_available};
+use sortlab_primitives::runtime::nvrtc_available;
 use sortlab_primitives::{Defines, KernelSource};
+use sortlab_verify::testing::compile_failures;
 
+/// Adds the failures of compiling `src` under `defines` for `arch` to `failures`.
 fn check(src: &KernelSource, defines: &Defines, arch: &str, failures: &mut Vec<String>) {
-    match compile(src, defines, arch) {
-        Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty()),
-        Ok(c) => failures.push(format!(
-            "{} {defines:?} ({arch}) warnings:\n{}",
-            src.name, c.log
-        )),
-        Err(e) => failures.push(format!("{} {defines:?} ({arch}): {e}", src.name)),
-    }
+    failures.extend(compile_failures([(*src, defines.clone())], &[arch]));
 }
 
 #[test]

@@ -9,25 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::merge::{self, MergeOptions, MergeVariant};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
-
-/// Fails (never skips) when the device has less than `bytes` free: a large test that cannot run
-/// must say so.
-fn require_free_memory(gpu: &Gpu, bytes: usize) {
-    let (free, _) = gpu.memory_info().unwrap();
-    assert!(
-        free >= bytes,
-        "needs {bytes} bytes of free device memory, the device has {free}"
-    );
-}
-
-/// Keys from raw bits (any bit pattern: NaN, infinities and -0.0 for floats).
-fn from_raw<K: SortKey>(raw: u64) -> K {
-    K::from_le_slice(&raw.to_le_bytes()[..K::SIZE])
-}
+use sortlab_verify::testing::{from_raw_bits as from_raw, gpu, require_free_memory};
 
 /// Input shapes.
 const RANDOM: u32 = 0;

@@ -10,25 +10,7 @@ use sortlab_gpu_sorts::radix::{
     self, tuning, FastPolicy, PassShape, RadixOptions, RadixVariant, RankMatch,
 };
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, KeyBits, Order, SortKey, SortValue};
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("a CUDA device")
-}
-
-/// Fails (never skips) when the device has less than `bytes` free: a large test that cannot run
-/// must say so.
-fn require_free_memory(gpu: &Gpu, bytes: usize) {
-    let (free, _) = gpu.memory_info().unwrap();
-    assert!(
-        free >= bytes,
-        "needs {bytes} bytes of free device memory, the device has {free}"
-    );
-}
-
-/// Keys from raw bits (any bit pattern: NaN, infinities and -0.0 for floats).
-fn from_raw<K: SortKey>(raw: u64) -> K {
-    K::from_le_slice(&raw.to_le_bytes()[..K::SIZE])
-}
+use sortlab_verify::testing::{from_raw_bits as from_raw, gpu, require_free_memory};
 
 /// `n` keys of one of several shapes: random bits, few distinct, small range, ascending.
 fn keys<K: SortKey>(n: usize, shape: u32, seed: u64) -> Vec<K> {

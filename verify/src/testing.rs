@@ -1,11 +1,70 @@
 //! Test helpers: run a host slice through a device buffer and back, with errors as the
 //! `String`s that [`SortAlgorithm`](crate::SortAlgorithm) returns ([`on_device`],
-//! [`on_device_pairs`]), and a keys-only algorithm for tests of the suite ([`KeysOnly`]).
+//! [`on_device_pairs`]), and a keys-only algorithm for tests of the suite ([`KeysOnly`]); what
+//! every crate's GPU tests need ([`gpu`], [`require_free_memory`], [`from_raw_bits`]); and the
+//! NVRTC compile check of a crate's kernel modules ([`compile_failures`]).
 
 use std::cell::RefCell;
 
 use sortlab_cpu_reference::sort;
-use sortlab_primitives::{DeviceBuffer, Gpu, SortKey, SortValue};
+use sortlab_primitives::runtime::{compile, nvrtc_available};
+use sortlab_primitives::{Defines, DeviceBuffer, Gpu, KernelSource, SortKey, SortValue};
+
+/// GPU 0, for a test that needs a CUDA device.
+///
+/// # Panics
+/// Where there is none: a GPU test fails there, it never passes silently.
+pub fn gpu() -> Gpu {
+    Gpu::new(0).unwrap_or_else(|e| panic!("a CUDA device: {e}"))
+}
+
+/// Fails (never skips) when `gpu` has less than `bytes` of free memory: a large test that
+/// cannot run must say so.
+///
+/// # Panics
+/// When the device has less free memory, or cannot tell.
+pub fn require_free_memory(gpu: &Gpu, bytes: usize) {
+    let (free, _) = gpu
+        .memory_info()
+        .unwrap_or_else(|e| panic!("the device's free memory: {e}"));
+    assert!(
+        free >= bytes,
+        "needs {bytes} bytes of free device memory, the device has {free}"
+    );
+}
+
+/// The key of `K` whose little-endian bytes are the low bytes of `raw`: any bit pattern (NaN
+/// payloads, infinities and -0.0 for floats).
+pub fn from_raw_bits<K: SortKey>(raw: u64) -> K {
+    K::from_le_slice(&raw.to_le_bytes()[..K::SIZE])
+}
+
+/// Compiles every `(source, defines)` of `configs` with NVRTC for every architecture of
+/// `archs` (e.g. `"sm_90"`) and returns one message per module that failed or warned (empty:
+/// every module compiled clean).
+///
+/// # Panics
+/// When NVRTC cannot be loaded (`scripts/test` installs it), or a compile returns no cubin.
+pub fn compile_failures(
+    configs: impl IntoIterator<Item = (KernelSource, Defines)>,
+    archs: &[&str],
+) -> Vec<String> {
+    assert!(nvrtc_available(), "NVRTC is not loadable: run scripts/test");
+    let mut failures = Vec::new();
+    for (src, defines) in configs {
+        for &arch in archs {
+            match compile(&src, &defines, arch) {
+                Ok(c) if c.log.is_empty() => assert!(!c.cubin.is_empty(), "{}: no cubin", src.name),
+                Ok(c) => failures.push(format!(
+                    "{} {defines:?} ({arch}) warnings:\n{}",
+                    src.name, c.log
+                )),
+                Err(e) => failures.push(format!("{} {defines:?} ({arch}): {e}", src.name)),
+            }
+        }
+    }
+    failures
+}
 
 /// Uploads `keys` to `gpu`, runs `f` on the device copy, and downloads the result into `keys`
 /// (left as they were when `f` fails).
