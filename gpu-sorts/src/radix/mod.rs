@@ -82,6 +82,7 @@ pub use options::{RadixOptions, FULL_WIDTH};
 pub use policy::{FastPolicy, PassShape, RankMatch};
 pub use variant::RadixVariant;
 
+use sortlab_primitives::runtime::{on_device, on_device_pairs};
 use sortlab_primitives::{
     Defines, DeviceBuffer, Error, Gpu, KernelSource, Result, Scratch, SortKey, SortValue,
 };
@@ -387,9 +388,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
 
 /// Host convenience: uploads `keys`, sorts them with [`sort_keys`], downloads them.
 pub fn sort_keys_host<K: SortKey>(gpu: &Gpu, keys: &mut [K], opts: &RadixOptions) -> Result<()> {
-    let mut d = DeviceBuffer::from_host(gpu, keys)?;
-    sort_keys(gpu, &mut d, opts)?;
-    d.copy_to_host(keys)
+    on_device(gpu, keys, |d| sort_keys(gpu, d, opts))
 }
 
 /// Host convenience: uploads `keys` and `values`, sorts them with [`sort_pairs`], downloads
@@ -400,12 +399,9 @@ pub fn sort_pairs_host<K: SortKey, V: SortValue>(
     values: &mut [V],
     opts: &RadixOptions,
 ) -> Result<()> {
-    check_lengths(keys.len(), values.len())?;
-    let mut dk = DeviceBuffer::from_host(gpu, keys)?;
-    let mut dv = DeviceBuffer::from_host(gpu, values)?;
-    sort_pairs(gpu, &mut dk, &mut dv, opts)?;
-    dk.copy_to_host(keys)?;
-    dv.copy_to_host(values)
+    on_device_pairs(gpu, keys, values, "radix sort", |k, v| {
+        sort_pairs(gpu, k, v, opts)
+    })
 }
 
 /// The lengths at which `variant` changes code path or tile count, for any key and value

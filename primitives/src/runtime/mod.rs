@@ -9,6 +9,7 @@ mod device;
 mod gpu;
 mod module;
 mod ptr;
+mod round_trip;
 mod scratch;
 mod timer;
 
@@ -20,5 +21,6 @@ pub use device::DeviceInfo;
 pub use gpu::Gpu;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
 pub use ptr::DevicePtr;
+pub use round_trip::{on_device, on_device_pairs};
 pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};
 pub use timer::{median, GpuTimer};
