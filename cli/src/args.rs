@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use sortlab_primitives::Order;
 
+use crate::cmd::arrays::ArrayLengths;
 use crate::engine::EngineChoice;
 
 /// sortlab: GPU sorting algorithms, their CPU twins, generators, checkers and benchmarks.
@@ -57,6 +58,13 @@ pub struct GenArgs {
     /// The file to write (replaced only once complete).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Many small arrays: their lengths, `fixed:N`, `uniform:MIN..MAX` or `power-law:MEAN`,
+    /// drawn until they hold the --n keys (the keys follow --pattern across the arrays).
+    #[arg(long, value_name = "LENGTHS", requires = "offsets")]
+    pub arrays: Option<ArrayLengths>,
+    /// With --arrays: the file of the arrays' offsets to write (arrays + 1 little-endian u64).
+    #[arg(long, value_name = "FILE", requires = "arrays")]
+    pub offsets: Option<PathBuf>,
 }
 
 /// Arguments of `sortlab sort`.
@@ -80,6 +88,14 @@ pub struct SortArgs {
     /// The file to write the sorted keys to (replaced only once complete; may be FILE).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    /// Sort each array of FILE on its own, the arrays given by an offsets file (arrays + 1
+    /// little-endian u64, as `sortlab gen --offsets` writes): GPU arraysort (fast) or the CPU
+    /// twin; --algo is not used.
+    #[arg(long, value_name = "OFFSETS", conflicts_with = "array_len")]
+    pub offsets: Option<PathBuf>,
+    /// Sort each array of N keys of FILE on its own (N must divide the key count).
+    #[arg(long, value_name = "N")]
+    pub array_len: Option<u64>,
 }
 
 /// Arguments of `sortlab check`.
@@ -110,6 +126,13 @@ pub struct CheckArgs {
     /// Print FILE's radius: the least K for which it is K-sorted (always passes).
     #[arg(long, group = "mode")]
     pub radius: bool,
+    /// Check array by array (--sorted: every array sorted; --permutation-of: every array a
+    /// permutation of the same array of INPUT), the arrays given by an offsets file.
+    #[arg(long, value_name = "OFFSETS", conflicts_with_all = ["array_len", "k_sorted", "same_as", "radius"])]
+    pub offsets: Option<PathBuf>,
+    /// Check array by array, arrays of N keys.
+    #[arg(long, value_name = "N", conflicts_with_all = ["k_sorted", "same_as", "radius"])]
+    pub array_len: Option<u64>,
 }
 
 /// Arguments of `sortlab bench`.

@@ -63,17 +63,31 @@ pub fn choose_engine(
     choice: EngineChoice,
     algo: &Algo,
 ) -> Result<(Engine, Option<String>), CliError> {
+    pick_engine(
+        choice,
+        (!algo.has_gpu()).then(|| no_gpu_implementation(algo)),
+    )
+}
+
+/// Chooses the engine for work with a GPU implementation, or without one (`no_gpu`: the error
+/// of `--engine gpu` then). Returns the engine and, when `auto` fell back to the CPU although
+/// there is a GPU implementation, why.
+pub fn pick_engine(
+    choice: EngineChoice,
+    no_gpu: Option<CliError>,
+) -> Result<(Engine, Option<String>), CliError> {
+    let has_gpu = no_gpu.is_none();
     match choice {
         EngineChoice::Cpu => Ok((Engine::Cpu, None)),
         EngineChoice::Gpu => {
             let gpu = open_gpu().map_err(|reason| CliError::NoDevice { reason })?;
-            if !algo.has_gpu() {
-                return Err(no_gpu_implementation(algo));
+            if let Some(e) = no_gpu {
+                return Err(e);
             }
             Ok((Engine::Gpu(gpu), None))
         }
         EngineChoice::Auto => {
-            if !algo.has_gpu() {
+            if !has_gpu {
                 return Ok((Engine::Cpu, None));
             }
             match open_gpu() {

@@ -93,6 +93,14 @@ pub enum CliError {
         /// Why no device could be opened.
         reason: String,
     },
+    /// Offsets or an array length that do not cut the keys into arrays.
+    #[error("{what}: {message}")]
+    BadArrays {
+        /// The offsets file, or the option.
+        what: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The GPU runtime failed while running `what`.
     #[error("{what}: {source}")]
     Gpu {

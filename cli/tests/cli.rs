@@ -596,3 +596,132 @@ fn bench_filters_types_patterns_and_algos() {
     assert_eq!(table.lines().count(), 1 + 2 * 2, "{table}");
     assert!(table.contains("f64") && table.contains("i32"), "{table}");
 }
+
+#[test]
+fn arrays_gen_sort_check_round_trip() {
+    let d = Dir::new();
+    let (keys, offsets) = (d.path("keys.bin"), d.path("offsets.bin"));
+    let (k, o) = (path_str(&keys), path_str(&offsets));
+    let gen = ["gen", "--type", "f32", "--n", "5000", "-o", k, "--arrays"];
+    assert_code(
+        &sortlab(&[&gen[..], &["power-law:64", "--offsets", o]].concat()),
+        0,
+    );
+    let m = fs::metadata(&offsets).unwrap().len() / 8 - 1;
+    assert!(m > 20, "{m} arrays");
+    let check = |file: &Path, extra: &[&str]| {
+        let base = ["check", path_str(file), "--type", "f32", "--offsets", o];
+        sortlab(&[&base[..], extra].concat())
+    };
+    // Generated keys are not sorted array by array.
+    assert_code(&check(&keys, &["--sorted"]), 1);
+    for order in ["asc", "desc"] {
+        let out = d.path(&format!("sorted-{order}.bin"));
+        let s = sortlab(&[
+            "sort",
+            "--type",
+            "f32",
+            "--engine",
+            "cpu",
+            "--order",
+            order,
+            "--offsets",
+            o,
+            k,
+            "-o",
+            path_str(&out),
+        ]);
+        assert_code(&s, 0);
+        assert!(
+            stderr(&s).contains(&format!("sorted {m} arrays")),
+            "{}",
+            stderr(&s)
+        );
+        assert_code(&check(&out, &["--sorted", "--order", order]), 0);
+        assert_code(&check(&out, &["--permutation-of", k]), 0);
+        // Sorted as a whole it is, array by array, no permutation of the input.
+        let whole = d.path("whole.bin");
+        let s = sortlab(&[
+            "sort",
+            "--type",
+            "f32",
+            "--engine",
+            "cpu",
+            k,
+            "-o",
+            path_str(&whole),
+        ]);
+        assert_code(&s, 0);
+        assert_code(&check(&whole, &["--permutation-of", k]), 1);
+    }
+    // Fixed lengths: 5000 keys in arrays of 1000, not of 3000.
+    let out = d.path("fixed.bin");
+    let fixed = [
+        "sort",
+        "--type",
+        "f32",
+        "--engine",
+        "cpu",
+        k,
+        "-o",
+        path_str(&out),
+    ];
+    assert_code(
+        &sortlab(&[&fixed[..], &["--array-len", "1000"]].concat()),
+        0,
+    );
+    let c = [
+        "check",
+        path_str(&out),
+        "--type",
+        "f32",
+        "--array-len",
+        "1000",
+    ];
+    assert_code(&sortlab(&c), 0);
+    let e = sortlab(&[&fixed[..], &["--array-len", "3000"]].concat());
+    assert_error(&e, &["--array-len 3000"]);
+}
+
+#[test]
+fn bad_offsets_are_errors_and_write_nothing() {
+    let d = Dir::new();
+    let keys = d.path("keys.bin");
+    fs::write(&keys, u32_bytes(&[3, 1, 2, 9])).unwrap();
+    let u64_bytes = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let out = d.path("out.bin");
+    for (name, offsets) in [
+        ("decreasing", vec![0u64, 3, 2, 4]),
+        ("short-last", vec![0, 2, 3]),
+        ("not-zero", vec![1, 4]),
+        ("empty", vec![]),
+    ] {
+        let f = d.path(&format!("{name}.bin"));
+        fs::write(&f, u64_bytes(&offsets)).unwrap();
+        let o = sortlab(&[
+            "sort",
+            "--engine",
+            "cpu",
+            "--offsets",
+            path_str(&f),
+            path_str(&keys),
+            "-o",
+            path_str(&out),
+        ]);
+        assert_error(&o, &[&format!("{name}.bin")]);
+        assert!(!out.exists(), "{name}: wrote output");
+    }
+    let g = sortlab(&[
+        "gen",
+        "--n",
+        "10",
+        "-o",
+        path_str(&out),
+        "--arrays",
+        "fixed:0",
+        "--offsets",
+        "x",
+    ]);
+    assert_code(&g, 2);
+    assert!(stderr(&g).contains("positive length"), "{}", stderr(&g));
+}

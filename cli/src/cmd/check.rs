@@ -2,6 +2,9 @@
 
 use std::path::Path;
 
+use sortlab_cpu_reference::arrays;
+
+use super::arrays::ArraysArg;
 use super::say;
 use crate::args::CheckArgs;
 use crate::backend::check;
@@ -36,7 +39,27 @@ fn check_typed<K: CliKey>(args: &CheckArgs) -> Result<Verdict, CliError> {
         return Ok(Verdict::Pass);
     }
     let other = |p: &Path| read_keys::<K>(p);
-    let (claim, result) = if let Some(k) = args.k_sorted {
+    let arrays = ArraysArg::from_args(args.offsets.as_deref(), args.array_len);
+    let (claim, result) = if let Some(arrays) = arrays {
+        let offsets = arrays.offsets(keys.len())?;
+        let m = offsets.len() - 1;
+        if let Some(p) = &args.permutation_of {
+            let input = other(p)?;
+            (
+                format!(
+                    "array by array ({m} arrays) a permutation of {}",
+                    p.display()
+                ),
+                arrays::check_arrays_permutation(&input, &keys, &offsets),
+            )
+        } else {
+            let cuts: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+            (
+                format!("sorted ({order}) array by array ({m} arrays)"),
+                check::check_arrays_sorted(&keys, &cuts, order),
+            )
+        }
+    } else if let Some(k) = args.k_sorted {
         (
             format!("{k}-sorted ({order})"),
             check::check_k_sorted(&keys, k, order),

@@ -29,6 +29,15 @@ fn gen_typed<K: CliKey>(args: &GenArgs, pattern: Pattern) -> Result<(), CliError
     let keys = generate::<K>(pattern, n, args.seed);
     spin.finish_and_clear();
     write_keys(&args.output, &keys)?;
+    if let (Some(lengths), Some(path)) = (args.arrays, &args.offsets) {
+        let offsets = lengths.offsets(args.n, args.seed);
+        write_keys(path, &offsets)?;
+        note(&format!(
+            "{} arrays ({lengths}): offsets in {}",
+            offsets.len() - 1,
+            path.display()
+        ));
+    }
     note(&format!(
         "generated {n} {} keys ({}, seed {}) in {:.1} ms: {} ({bytes} bytes)",
         K::NAME,

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod arrays;
 pub mod check;
 pub mod gen;
 pub mod info;

@@ -4,10 +4,11 @@ use std::time::Instant;
 
 use sortlab_registry::Algo;
 
+use super::arrays::{sort_arrays_on, ArraysArg};
 use super::{ms, note};
 use crate::algo::find_algo;
 use crate::args::SortArgs;
-use crate::engine::{choose_engine, sort_on};
+use crate::engine::{choose_engine, pick_engine, sort_on};
 use crate::error::CliError;
 use crate::io::{read_keys, write_keys};
 use crate::key::{parse_key_type, CliKey};
@@ -17,9 +18,37 @@ use crate::with_key_type;
 /// Reads `args.input`, sorts it with `args.algo` on the chosen engine, writes `args.output`
 /// (atomically) and reports the engine and the sort's time on stderr.
 pub fn run(args: &SortArgs) -> Result<(), CliError> {
-    let algo = find_algo(&args.algo)?;
     let key_type = parse_key_type(&args.key_type)?;
+    if let Some(arrays) = ArraysArg::from_args(args.offsets.as_deref(), args.array_len) {
+        return with_key_type!(key_type, K => sort_arrays_typed::<K>(args, &arrays));
+    }
+    let algo = find_algo(&args.algo)?;
     with_key_type!(key_type, K => sort_typed::<K>(args, algo))
+}
+
+/// Sorts each array of `args.input` (cut by `arrays`, checked before anything is sorted).
+fn sort_arrays_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg) -> Result<(), CliError> {
+    let mut keys = read_keys::<K>(&args.input)?;
+    let offsets = arrays.offsets(keys.len())?;
+    let (engine, fallback) = pick_engine(args.engine, None)?;
+    let start = Instant::now();
+    sort_arrays_on(&engine, &mut keys, &offsets, args.order)?;
+    let elapsed = start.elapsed();
+    write_keys(&args.output, &keys)?;
+    if let Some(why) = fallback {
+        note(&format!("note: {why}; using the CPU engine"));
+    }
+    note(&format!(
+        "sorted {} arrays of {} {} keys ({}) on the {} engine [{}] in {:.3} ms",
+        offsets.len() - 1,
+        keys.len(),
+        K::NAME,
+        args.order,
+        engine.name(),
+        engine.device(),
+        ms(elapsed)
+    ));
+    Ok(())
 }
 
 fn sort_typed<K: CliKey>(args: &SortArgs, algo: &Algo) -> Result<(), CliError> {
