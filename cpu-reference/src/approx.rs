@@ -666,12 +666,7 @@ pub fn approx_sort_pairs<K: SortKey, V: SortValue>(
     values: &mut [V],
     opts: &ApproxOptions,
 ) -> Result<ApproxResult, Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     approx_impl(keys, values, opts)
 }
 
@@ -765,12 +760,7 @@ pub fn refine_pairs<K: SortKey, V: SortValue>(
     values: &mut [V],
     approx: &ApproxResult,
 ) -> Result<(), Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     check_boundaries(&approx.boundaries, keys.len())?;
     let order = approx.order;
     let ks = split_intervals(keys, &approx.boundaries);

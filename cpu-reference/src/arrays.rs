@@ -254,13 +254,6 @@ fn fixed_bounds(keys: usize, len: usize) -> Result<Vec<(usize, usize)>, Error> {
     Ok((0..m).map(|a| (a * len, a * len + len)).collect())
 }
 
-fn check_values(keys: usize, values: usize) -> Result<(), Error> {
-    if keys != values {
-        return Err(Error::LengthMismatch { keys, values });
-    }
-    Ok(())
-}
-
 /// Sorts every array of `keys` described by `offsets` in `order`.
 ///
 /// See the [module documentation](self) for the layout, key types and errors.
@@ -298,7 +291,7 @@ pub fn sort_arrays_pairs<K: SortKey, V: SortValue, O: ArrayOffset>(
     order: Order,
     stable: bool,
 ) -> Result<(), Error> {
-    check_values(keys.len(), values.len())?;
+    Error::check_pairs(keys.len(), values.len())?;
     validate_offsets(offsets, keys.len())?;
     sort_bounds_pairs(keys, values, &bounds(offsets), order, stable);
     Ok(())
@@ -315,7 +308,7 @@ pub fn sort_arrays_pairs_fixed<K: SortKey, V: SortValue>(
     order: Order,
     stable: bool,
 ) -> Result<(), Error> {
-    check_values(keys.len(), values.len())?;
+    Error::check_pairs(keys.len(), values.len())?;
     let b = fixed_bounds(keys.len(), len)?;
     sort_bounds_pairs(keys, values, &b, order, stable);
     Ok(())

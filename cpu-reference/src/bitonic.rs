@@ -217,12 +217,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
     values: &mut [V],
     order: Order,
 ) -> Result<(), Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     network(keys, values, order);
     Ok(())
 }

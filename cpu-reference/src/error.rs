@@ -20,6 +20,18 @@ pub enum Error {
     InvalidArgument(String),
 }
 
+impl Error {
+    /// `Ok` when a key-value operation's `keys` and `values` have the same length, else
+    /// [`Error::LengthMismatch`].
+    pub(crate) fn check_pairs(keys: usize, values: usize) -> Result<(), Error> {
+        if keys == values {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch { keys, values })
+        }
+    }
+}
+
 /// Why a checker rejected its input: what is wrong, and where.
 ///
 /// Every variant carries the index or details needed to find the fault, and its `Display` is a

@@ -446,12 +446,7 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
     values: &mut [V],
     order: Order,
 ) -> Result<(), Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     let bits = to_sort_bits_in_place(keys, order);
     sort_words(bits, Some(values));
     from_sort_bits_in_place::<K>(bits, order);

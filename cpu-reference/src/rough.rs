@@ -225,12 +225,7 @@ pub fn rough_sort_seq_pairs<K: SortKey, V: SortValue>(
 
 /// The error of key-value functions given slices of different lengths.
 fn check_lengths<K, V>(keys: &[K], values: &[V]) -> Result<(), Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     Ok(())
 }
 

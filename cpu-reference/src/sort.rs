@@ -194,12 +194,7 @@ fn sort_pairs_impl<K: SortKey, V: SortValue>(
     order: Order,
     how: PairSort,
 ) -> Result<(), Error> {
-    if keys.len() != values.len() {
-        return Err(Error::LengthMismatch {
-            keys: keys.len(),
-            values: values.len(),
-        });
-    }
+    Error::check_pairs(keys.len(), values.len())?;
     match how {
         PairSort::Par { stable } => {
             let mut packed: Vec<(K::Bits, V)> = keys
