@@ -1,10 +1,10 @@
 //! [`BitonicVariant::Mapping`](super::BitonicVariant::Mapping): the bitonic sorting report's
 //! index-mapping kernel, one launch per (stage, step) (`network.cu`).
 
-use sortlab_primitives::{Gpu, KernelArgs, Module, Result};
+use sortlab_primitives::{Gpu, Module, Result};
 
 use super::job::{Addrs, Job};
-use super::network::{self, Payload};
+use super::network;
 
 /// The pair of thread `i` in step `t` (partner distance `2^(t-1)`) of stage `g` (blocks of
 /// `2^g` merged), as the kernel computes it: `map = (i / 2^(t-1)) * 2^t + i mod 2^(t-1)`, the
@@ -46,14 +46,7 @@ pub(crate) fn sort(
     let cfg = network::exact_config(gpu, &kernel, pairs, threads, "the bitonic mapping step")?;
     network::sort(gpu, module, job, at, &kernel, cfg, |work| {
         for (g, t) in steps(work.len) {
-            let mut args = KernelArgs::new();
-            args.push(work.words);
-            match work.payload {
-                Payload::Keys => {}
-                Payload::Values(p) | Payload::Indexed(p) => {
-                    args.push(p);
-                }
-            }
+            let mut args = work.args();
             args.push(pairs).push(g).push(t);
             // SAFETY: arguments match `bitonic_mapping_{atomic,plain}(Bits*, u64, u32, u32)`,
             // `bitonic_mapping_values(Bits*, Value*, u64, u32, u32)` or

@@ -40,6 +40,22 @@ pub(crate) struct Work {
     pub payload: Payload,
 }
 
+impl Work {
+    /// A step kernel's first arguments: the words, then the payload's address where there is
+    /// one.
+    pub(crate) fn args(&self) -> KernelArgs {
+        let mut args = KernelArgs::new();
+        args.push(self.words);
+        match self.payload {
+            Payload::Keys => {}
+            Payload::Values(p) | Payload::Indexed(p) => {
+                args.push(p);
+            }
+        }
+        args
+    }
+}
+
 /// What moves with the keys through the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Payload {

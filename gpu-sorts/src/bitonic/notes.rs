@@ -1,10 +1,10 @@
 //! [`BitonicVariant::Notes`](super::BitonicVariant::Notes): the course notes' (j, k) kernel,
 //! one launch per (k, j) (`network.cu`).
 
-use sortlab_primitives::{Gpu, KernelArgs, Module, Result};
+use sortlab_primitives::{Gpu, Module, Result};
 
 use super::job::{Addrs, Job};
-use super::network::{self, Payload};
+use super::network;
 
 /// The compare-exchange of thread `i` in step (k, j), as the kernel computes it: with `ixj =
 /// i ^ j`, `Some((i, ixj, ascending))` where `ixj > i`, ascending where `i & k == 0`; `None`
@@ -35,14 +35,7 @@ pub(crate) fn sort(gpu: &Gpu, module: &Module, job: &Job, at: &Addrs, threads: u
     let cfg = network::exact_config(gpu, &kernel, len, threads, "the bitonic notes step")?;
     network::sort(gpu, module, job, at, &kernel, cfg, |work| {
         for (k, j) in steps(work.len) {
-            let mut args = KernelArgs::new();
-            args.push(work.words);
-            match work.payload {
-                Payload::Keys => {}
-                Payload::Values(p) | Payload::Indexed(p) => {
-                    args.push(p);
-                }
-            }
+            let mut args = work.args();
             args.push(len).push(j).push(k);
             // SAFETY: arguments match `bitonic_notes_keys(Bits*, u64, u64, u64)`,
             // `bitonic_notes_values(Bits*, Value*, u64, u64, u64)` or
