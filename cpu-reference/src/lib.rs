@@ -5,7 +5,9 @@
 //! use where no GPU is present. It depends on `sortlab-primitives` for key types only, never on a
 //! GPU crate.
 //!
-//! - [`sort`]: keys-only and key-value sorts, stable and unstable, parallel and sequential.
+//! - [`sort`]: keys-only and key-value sorts, stable and unstable, parallel and sequential;
+//!   [`radix`], [`merge`] and [`bitonic`]: the twins of the GPU sorts of those names;
+//!   [`arrays`]: many small arrays sorted independently, and [`top_k`] of each.
 //! - [`check`]: sorted, permutation, bitwise equality (keys and pairs), radius and k-sortedness,
 //!   interval order, per-array order; each failure is a [`CheckError`] saying where.
 //! - [`radius`]: the radius of a sequence (`LR`, `RL`, `DM`; sequential, memory-saving, rayon)
@@ -44,6 +46,7 @@ pub mod scan;
 pub mod sort;
 #[cfg(test)]
 mod test_inputs;
+pub mod top_k;
 
 pub use error::{CheckError, Error};
 
