@@ -6,7 +6,8 @@
 //! GPU crate.
 //!
 //! - [`sort`]: keys-only and key-value sorts, stable and unstable, parallel and sequential;
-//!   [`radix`], [`merge`] and [`bitonic`]: the twins of the GPU sorts of those names;
+//!   [`radix`], [`merge`], [`bitonic`] and [`sample`]: the twins of the GPU sorts of those
+//!   names;
 //!   [`arrays`]: many small arrays sorted independently, and [`top_k`] of each.
 //! - [`check`]: sorted, permutation, bitwise equality (keys and pairs), radius and k-sortedness,
 //!   interval order, per-array order; each failure is a [`CheckError`] saying where.
@@ -42,6 +43,7 @@ pub mod radius;
 pub mod radix;
 pub mod reduce;
 pub mod rough;
+pub mod sample;
 pub mod scan;
 pub mod sort;
 #[cfg(test)]

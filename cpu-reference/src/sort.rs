@@ -40,7 +40,7 @@ fn complement<B: KeyBits>(bits: B) -> B {
 
 /// The key whose [`rank`] in `order` is `r`.
 #[inline]
-fn unrank<K: SortKey>(r: K::Bits, order: Order) -> K {
+pub(crate) fn unrank<K: SortKey>(r: K::Bits, order: Order) -> K {
     match order {
         Order::Ascending => K::from_ordered_bits(r),
         Order::Descending => K::from_ordered_bits(complement(r)),
