@@ -10,7 +10,8 @@
 //! the report's host-device copies are not part of the time. Every GPU result equals the CPU
 //! sort before it is reported.
 
-use sortlab_gpu_sorts::bitonic::{self, BitonicOptions, BitonicVariant};
+use sortlab_gpu_sorts::bitonic::tuning::{self, BitonicTuning};
+use sortlab_gpu_sorts::bitonic::{BitonicOptions, BitonicVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order};
 
 use super::primitives::{describe, point, Point};
@@ -50,17 +51,21 @@ fn series(v: BitonicVariant, threads: Option<u32>) -> String {
     }
 }
 
-/// One timed GPU bitonic sort of `d_in`, checked against `want`.
+/// The series of the report's kernel with a plain compare-exchange instead of its atomic one.
+const PLAIN: &str = "mapping-plain";
+
+/// One timed GPU bitonic sort of `d_in` under `tuning`, checked against `want`.
 fn time_variant(
     gpu: &Gpu,
     args: &ReproduceArgs,
     d_in: &DeviceBuffer<u32>,
     want: &[u32],
     opts: &BitonicOptions,
+    tuning: &BitonicTuning,
     what: &str,
 ) -> Result<f64, CliError> {
     let (t, keys) = time_gpu_in_place(gpu, args.reps, what, d_in, |keys| {
-        bitonic::sort_keys(gpu, keys, opts)
+        tuning::sort_keys(gpu, keys, opts, tuning, None)
     })?;
     let got = keys.to_host().map_err(gpu_err(what))?;
     check_equal(want, &got).map_err(|e| wrong(&format!("bitonic {}", opts.variant), e))?;
@@ -95,17 +100,26 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         );
         let mut measured = vec![(CPU.to_string(), "cpu", t)];
         let d_in = DeviceBuffer::from_host(&gpu, &input).map_err(gpu_err(&what))?;
+        let default = BitonicTuning::default();
         for v in BitonicVariant::ALL {
             let opts = BitonicOptions::default().with_variant(v);
-            let t = time_variant(&gpu, args, &d_in, &want, &opts, &what)?;
+            let t = time_variant(&gpu, args, &d_in, &want, &opts, &default, &what)?;
             measured.push((series(v, None), "gpu", t));
+            if v == BitonicVariant::Mapping {
+                let plain = BitonicTuning {
+                    plain_exchange: true,
+                    ..default
+                };
+                let t = time_variant(&gpu, args, &d_in, &want, &opts, &plain, &what)?;
+                measured.push((PLAIN.to_string(), "gpu", t));
+            }
             if log2 == largest && v != BitonicVariant::Fast {
                 for threads in THREADS {
                     let opts = BitonicOptions {
                         threads_per_block: Some(threads),
                         ..opts
                     };
-                    let t = time_variant(&gpu, args, &d_in, &want, &opts, &what)?;
+                    let t = time_variant(&gpu, args, &d_in, &want, &opts, &default, &what)?;
                     measured.push((series(v, Some(threads)), "gpu", t));
                 }
             }
@@ -156,8 +170,10 @@ fn build_report(pts: &[Point], device: &str, largest: u32) -> Report {
             "`mapping` is the report's kernel (one launch per stage and step, each thread's \
              pair from the index mapping, the compare-exchange by atomicMin/atomicMax), `notes` \
              the course notes' (j, k) kernel (one launch per step), `fast` the shared-memory \
-             sort (tiles sorted in shared memory, several global steps per launch). Speedup is \
-             the CPU time over the GPU time."
+             sort (tiles sorted in shared memory, several global steps per launch); \
+             `mapping-plain` the report's kernel with a plain compare-exchange (two loads, two \
+             stores where out of order) instead of the atomic pair, correct because each pair \
+             belongs to one thread in a step. Speedup is the CPU time over the GPU time."
                 .into(),
         ],
         ..Report::default()
@@ -209,6 +225,25 @@ fn build_report(pts: &[Point], device: &str, largest: u32) -> Report {
                             .map(|&v| cell(ms_of(pts, &series(v, Some(t)), n_max))),
                     )
                     .collect()
+            })
+            .collect(),
+    });
+    let mapping = series(BitonicVariant::Mapping, None);
+    report.tables.push(Table {
+        caption: "The report's atomic compare-exchange against a plain one (mapping, ms)".into(),
+        columns: ["n", "atomic", "plain", "atomic / plain"]
+            .map(String::from)
+            .to_vec(),
+        rows: ns
+            .iter()
+            .map(|&n| {
+                let (a, p) = (ms_of(pts, &mapping, n), ms_of(pts, PLAIN, n));
+                vec![
+                    format!("2^{}", n.trailing_zeros()),
+                    cell(a),
+                    cell(p),
+                    speedup(a, p),
+                ]
             })
             .collect(),
     });
@@ -273,6 +308,7 @@ mod tests {
             for v in BitonicVariant::ALL {
                 pts.push(point(&series(v, None), n, 0.01, 8 * n));
             }
+            pts.push(point(PLAIN, n, 0.005, 8 * n));
         }
         for t in THREADS {
             pts.push(point(&series(BitonicVariant::Notes, Some(t)), 8, 0.5, 64));
@@ -289,6 +325,11 @@ mod tests {
         );
         let threads = r.tables[1].to_markdown();
         assert!(threads.contains("| 32 | - | 0.5000 |"), "{threads}");
+        let exchange = r.tables[2].to_markdown();
+        assert!(
+            exchange.contains("| 2^2 | 0.0100 | 0.0050 | 2.00 |"),
+            "{exchange}"
+        );
         assert_eq!(r.figures[0].1.series.len(), 4);
     }
 }
