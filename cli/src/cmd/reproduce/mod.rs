@@ -5,6 +5,7 @@
 //! [`run`] with its name in [`PAPERS`].
 
 mod approxsort;
+mod arraysort;
 mod bitonic;
 mod primitives;
 mod radix;
@@ -52,6 +53,12 @@ pub const PAPERS: &[(&str, &str)] = &[
         "the bitonic sorting report: a sequential CPU sort against the GPU bitonic sorts for n \
          = 2^2 .. 2^20 (time and speedup), and its threads-per-block experiment, with the course \
          notes' kernel and the fast sort beside the report's",
+    ),
+    (
+        "arraysort",
+        "Awan and Saeed, \"GPU-ArraySort\", Figure 2 (time against the array size at 50,000 \
+         arrays), Figures 4-7 (time against the number of arrays, n = 1000..4000: GPU-ArraySort \
+         against the tagged baseline STA) and Table 1 (capacity), with the fast segmented sort",
     ),
     (
         "sorts",
@@ -114,6 +121,7 @@ pub fn run(args: &ReproduceArgs) -> Result<(), CliError> {
         "radix" => radix::run(args)?,
         "approxsort" => approxsort::run(args)?,
         "sorts" => sorts::run(args)?,
+        "arraysort" => arraysort::run(args)?,
         "bitonic" => bitonic::run(args)?,
         other => {
             return Err(CliError::Usage(format!(
