@@ -14,7 +14,9 @@ use sortlab_gpu_sorts::bitonic::{
     self, tuning, tuning::BitonicTuning, BitonicOptions, BitonicVariant, FastPolicy,
 };
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
-use sortlab_verify::testing::{from_raw_bits as from_raw, gpu, require_free_memory};
+use sortlab_verify::testing::{
+    from_raw_bits as from_raw, gpu, large_input, multiset_digest, require_free_memory,
+};
 
 /// Input shapes.
 const RANDOM: u32 = 0;
@@ -403,19 +405,8 @@ fn past_2_pow_32_keys() {
     let gpu = gpu();
     let n: usize = (1 << 32) + 5;
     require_free_memory(&gpu, 24 << 30);
-    let mix = |i: u64| {
-        let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        ((x ^ (x >> 31)) >> 16) as u32
-    };
-    let input: Vec<u32> = (0..n as u64).map(mix).collect();
-    let digest = |v: &[u32]| {
-        v.iter().fold((0u64, 0u64), |(s, q), &x| {
-            (
-                s.wrapping_add(x as u64),
-                q.wrapping_add((x as u64) * (x as u64)),
-            )
-        })
-    };
+    let input = large_input(n);
+    let digest = multiset_digest;
     let want = digest(&input);
     for order in [Order::Ascending, Order::Descending] {
         let opts = BitonicOptions::default().with_order(order);

@@ -9,7 +9,9 @@ use rand_chacha::ChaCha8Rng;
 use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::merge::{self, MergeOptions, MergeVariant};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
-use sortlab_verify::testing::{from_raw_bits as from_raw, gpu, require_free_memory};
+use sortlab_verify::testing::{
+    from_raw_bits as from_raw, gpu, large_input, multiset_digest, require_free_memory,
+};
 
 /// Input shapes.
 const RANDOM: u32 = 0;
@@ -258,19 +260,8 @@ fn past_2_pow_32_keys() {
     let gpu = gpu();
     let n: usize = (1 << 32) + 5;
     require_free_memory(&gpu, 72 << 30);
-    let mix = |i: u64| {
-        let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        ((x ^ (x >> 31)) >> 16) as u32
-    };
-    let input: Vec<u32> = (0..n as u64).map(mix).collect();
-    let digest = |v: &[u32]| {
-        v.iter().fold((0u64, 0u64), |(s, q), &x| {
-            (
-                s.wrapping_add(x as u64),
-                q.wrapping_add((x as u64) * (x as u64)),
-            )
-        })
-    };
+    let input = large_input(n);
+    let digest = multiset_digest;
     let want = digest(&input);
     for variant in MergeVariant::ALL {
         for order in [Order::Ascending, Order::Descending] {
@@ -296,8 +287,8 @@ fn past_2_pow_32_keys() {
     let (ok, ov) = (k.to_host().unwrap(), v.to_host().unwrap());
     check::check_sorted(&ok, Order::Ascending).unwrap();
     for (i, (&key, &val)) in ok.iter().zip(&ov).enumerate().step_by(997) {
-        let a = mix(val as u64);
-        let b = mix(val as u64 + (1 << 32));
+        let a = large_input_key(val as u64);
+        let b = large_input_key(val as u64 + (1 << 32));
         assert!(key == a || key == b, "pair {i}: key {key} value {val}");
     }
     eprintln!("2^32 + 5 pairs, fast: ok");

@@ -39,6 +39,27 @@ pub fn from_raw_bits<K: SortKey>(raw: u64) -> K {
     K::from_le_slice(&raw.to_le_bytes()[..K::SIZE])
 }
 
+/// Key `i` of [`large_input`]: a hash of the index.
+pub fn large_input_key(i: u64) -> u32 {
+    let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    ((x ^ (x >> 31)) >> 16) as u32
+}
+
+/// `n` pseudo-random u32 keys ([`large_input_key`] of every index: no generator state, so
+/// inputs past 2^32 keys cost one pass), for the tests past 2^32 keys.
+pub fn large_input(n: usize) -> Vec<u32> {
+    (0..n as u64).map(large_input_key).collect()
+}
+
+/// The wrapping sum and sum of squares of `keys`: equal for permutations of one multiset (a
+/// check for inputs too large to sort a reference copy of).
+pub fn multiset_digest(keys: &[u32]) -> (u64, u64) {
+    keys.iter().fold((0u64, 0u64), |(s, q), &x| {
+        let x = x as u64;
+        (s.wrapping_add(x), q.wrapping_add(x * x))
+    })
+}
+
 /// Compiles every `(source, defines)` of `configs` with NVRTC for every architecture of
 /// `archs` (e.g. `"sm_90"`) and returns one message per module that failed or warned (empty:
 /// every module compiled clean).
