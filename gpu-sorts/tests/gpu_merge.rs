@@ -10,7 +10,8 @@ use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::merge::{self, MergeOptions, MergeVariant};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
 use sortlab_verify::testing::{
-    from_raw_bits as from_raw, gpu, large_input, multiset_digest, require_free_memory,
+    from_raw_bits as from_raw, gpu, large_input, large_input_key, multiset_digest,
+    require_free_memory,
 };
 
 /// Input shapes.
