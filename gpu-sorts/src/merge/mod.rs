@@ -55,8 +55,8 @@
 //! Every launch of the fast sort is a programmatic dependent launch
 //! ([`sortlab_primitives::LaunchConfig::dependent`]). On an NVIDIA H200, against CUB's
 //! `DeviceMergeSort` in the same call (uniform u32 keys, u32 values), the fast sort runs 2^20
-//! keys and pairs at 0.96x and 0.98x CUB's speed, 2^28 keys at 0.68x and pairs at 0.85x: short
-//! of the 1.3x the issue asks for. Satish's sort is 5 to 10 times slower (a binary search in
+//! keys and pairs at 0.95x and 0.96x CUB's speed, 2^28 keys at 0.72x and pairs at 0.84x: short
+//! of the 1.3x the issue asks for. Satish's sort is 2 to 8 times slower (a binary search in
 //! global memory per key and level). `README.md` beside this module has the pass arithmetic,
 //! where the time goes, and what was tried and not kept.
 //!
