@@ -260,9 +260,9 @@ where
 /// parallel, then every run of `2k` from position `k` (each the sorted upper half of one run
 /// and the sorted lower half of the next: a merge). In a `k`-sorted sequence every key is at
 /// most `k` places from its sorted place, so this sorts it. O(n log k) work. Where the runs of
-/// `2k` cover the whole input (`k >= n / 2`) they would be one sequential sort: the parallel
-/// radix sort ([`crate::radix::sort_keys`]) sorts the keys instead, as the GPU rough sort takes a
-/// full sort there. Runs of 1024 keys and more are sorted by the radix sort too,
+/// `2k` are half the input or more (`k >= n / 4`: two passes over at most two runs each, more
+/// work than one full sort) the parallel radix sort ([`crate::radix::sort_keys`]) sorts the
+/// keys instead, as the GPU rough sort takes a full sort from `k >= n / 2`. Runs of 1024 keys and more are sorted by the radix sort too,
 /// one thread each up to 2^16 keys. Measured figures: the crate's `README.md`.
 ///
 /// # Key types
@@ -290,17 +290,18 @@ pub fn rough_sort_par<K: SortKey>(keys: &mut [K], order: Order) -> usize {
     k
 }
 
-/// Whether a radius `k` leaves Altman-Chlebus on `n` keys nothing to run in parallel: its
-/// runs of `2k` cover the whole input, one sequential sort. The GPU rough sort takes a full
-/// sort from the same radius on (`k >= n / 2`).
-fn one_run(n: usize, k: usize) -> bool {
-    k.saturating_mul(2) >= n
+/// Whether a radius `k` leaves Altman-Chlebus on `n` keys at most two runs of `2k` a pass:
+/// its two passes then sort more keys than one full sort does, so the full sort is taken
+/// (2^24 u32 on 2 cores, k = n/4: 175 ms against the radix sort's 139 ms). The GPU rough sort
+/// takes a full sort from `k >= n / 2`.
+fn few_runs(n: usize, k: usize) -> bool {
+    k.saturating_mul(4) >= n
 }
 
-/// Sorts the `k`-sorted `keys`: Altman-Chlebus, or where that is one run, the parallel radix
+/// Sorts the `k`-sorted `keys`: Altman-Chlebus, or where it has few runs, the parallel radix
 /// sort (the same output).
 fn sort_par_with_radius<K: SortKey>(keys: &mut [K], k: usize, order: Order) {
-    if k > 0 && one_run(keys.len(), k) {
+    if k > 0 && few_runs(keys.len(), k) {
         crate::radix::sort_keys(keys, order);
     } else {
         let key = |x: &K| rank(*x, order);
@@ -314,10 +315,10 @@ fn sort_par_with_radius<K: SortKey>(keys: &mut [K], k: usize, order: Order) {
     }
 }
 
-/// Altman-Chlebus on keys alone sorts its first runs with the radix sort from this length of
-/// run (`2k`) on, with the comparison sort below (criterion, 2 cores, 2^20 u32 k-sorted with
-/// k = 1000, radius included: 5.06 ms, against 9.25 ms with the comparison sort).
-const RADIX_RUN_MIN: usize = 1024;
+/// Altman-Chlebus on keys alone sorts its runs with the radix sort from this length of run
+/// (`2k`) on, with the comparison sort below (2 cores, 2^24 u32 k-sorted with k = 256, radius
+/// included: 129 ms, against 160 ms with the comparison sort; `README.md` has the table).
+const RADIX_RUN_MIN: usize = 256;
 
 /// Sorts `keys` in `order` with Altman-Chlebus on rayon, trusting the radius `k` given.
 ///
@@ -353,7 +354,8 @@ pub fn rough_sort_par_with_radius<K: SortKey>(
 ///
 /// # Overview
 /// As [`rough_sort_par`], on packed `(rank, value)` pairs sorted with stable sorts; where the
-/// runs would be one, by the stable parallel radix sort ([`crate::radix::sort_pairs`]).
+/// runs would be few (`k >= n / 4`), by the stable parallel radix sort
+/// ([`crate::radix::sort_pairs`]).
 ///
 /// # Key types
 /// As [`rough_sort_par`]; values are any [`SortValue`], moved and never compared.
@@ -388,7 +390,7 @@ pub fn rough_sort_par_pairs<K: SortKey, V: SortValue>(
     if k == 0 {
         return Ok(0);
     }
-    if one_run(keys.len(), k) {
+    if few_runs(keys.len(), k) {
         crate::radix::sort_pairs(keys, values, order)?;
         return Ok(k);
     }
