@@ -292,8 +292,7 @@ pub fn rough_sort_par<K: SortKey>(keys: &mut [K], order: Order) -> usize {
 
 /// Whether a radius `k` leaves Altman-Chlebus on `n` keys at most two runs of `2k` a pass:
 /// its two passes then sort more keys than one full sort does, so the full sort is taken
-/// (2^24 u32 on 2 cores, k = n/4: 175 ms against the radix sort's 139 ms). The GPU rough sort
-/// takes a full sort from `k >= n / 2`.
+/// (`README.md` has the measurements). The GPU rough sort takes a full sort from `k >= n / 2`.
 fn few_runs(n: usize, k: usize) -> bool {
     k.saturating_mul(4) >= n
 }
@@ -316,8 +315,8 @@ fn sort_par_with_radius<K: SortKey>(keys: &mut [K], k: usize, order: Order) {
 }
 
 /// Altman-Chlebus on keys alone sorts its runs with the radix sort from this length of run
-/// (`2k`) on, with the comparison sort below (2 cores, 2^24 u32 k-sorted with k = 256, radius
-/// included: 129 ms, against 160 ms with the comparison sort; `README.md` has the table).
+/// (`2k`) on, with the comparison sort below (measured on 2^24 u32 k-sorted keys with k = 256;
+/// `README.md` has the figures).
 const RADIX_RUN_MIN: usize = 256;
 
 /// Sorts `keys` in `order` with Altman-Chlebus on rayon, trusting the radius `k` given.
