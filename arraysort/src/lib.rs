@@ -69,12 +69,12 @@
 //! writes it.
 //!
 //! # Performance
-//! A first look on an NVIDIA H200 (`examples/arraysort_speed.rs`, no anchor in the same run
-//! yet): the fast sort sorts 1M arrays of 1000 `f32` keys at 70 Gkeys/s (with `u32` values, 54),
-//! 50k arrays of 4000 `u32` at 78, 4M arrays of 20 `f32` at 42; GPU-ArraySort runs at 3.3 and the
-//! tagged baseline at 16 Gkeys/s. Arrays past the 4096-key tile are the weak case (50k arrays
-//! of 5000 `u32`: 14 Gkeys/s; 100 arrays of 2^20 keys: 8, one block per array). The table of record, with CUB's
-//! `DeviceSegmentedSort` and `torch.sort` in the same run, is in `README.md` beside this crate.
+//! The fast sort reads and writes each key once for arrays up to one block's tile (4096 keys):
+//! one pass, sorted in registers or shared memory. Longer arrays take the large class (one
+//! block per array, a radix sort through scratch), the weak case; so do few very long arrays.
+//! GPU-ArraySort's per-bucket insertion sort and the tagged baseline's two device-wide sorts
+//! are far slower. The table of record, with CUB's `DeviceSegmentedSort` in the same run, is in
+//! `README.md` beside this crate.
 //!
 //! # Example
 //! ```no_run

@@ -212,7 +212,6 @@ mod tests {
         let lat = r.tables[0].to_markdown();
         assert!(lat.contains("| n | radix | merge | copy |"), "{lat}");
         assert!(lat.contains("| 2^10 | 0.0100 | - | 0.0050 |"), "{lat}");
-        // 8 * 4096 bytes in 0.005 ms = 6.6 GB/s.
         let bw = r.tables[1].to_markdown();
         assert!(bw.contains("| 2^12 | 3.3 | - | 6.6 |"), "{bw}");
         let stems: Vec<&str> = r.figures.iter().map(|f| f.0.as_str()).collect();
