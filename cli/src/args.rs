@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use sortlab_primitives::Order;
+use sortlab_verify::ArrayLengths;
 
-use crate::cmd::arrays::ArrayLengths;
 use crate::engine::EngineChoice;
 
 /// sortlab: GPU sorting algorithms, their CPU twins, generators, checkers and benchmarks.

@@ -103,7 +103,8 @@ pub fn small_arrays<K: SortKey>(
         ArrayLengths::Varying { min, max } => {
             let (min, max) = (min.min(max), min.max(max));
             let mut rng = ChaCha8Rng::seed_from_u64(derive(seed, u64::MAX));
-            let mut lens: Vec<usize> = (0..count).map(|_| rng.gen_range(min..=max)).collect();
+            let lengths = ArrayLengths::Varying { min, max };
+            let mut lens: Vec<usize> = (0..count).map(|_| lengths.draw(&mut rng)).collect();
             if count >= 2 {
                 let a = rng.gen_range(0..count);
                 let b = (a + rng.gen_range(1..count)) % count;
@@ -111,6 +112,10 @@ pub fn small_arrays<K: SortKey>(
                 lens[b] = max;
             }
             lens
+        }
+        power_law => {
+            let mut rng = ChaCha8Rng::seed_from_u64(derive(seed, u64::MAX));
+            (0..count).map(|_| power_law.draw(&mut rng)).collect()
         }
     };
     let mut offsets = Vec::with_capacity(count + 1);
@@ -121,6 +126,31 @@ pub fn small_arrays<K: SortKey>(
         offsets.push(keys.len());
     }
     (keys, offsets)
+}
+
+/// The offsets (arrays + 1, first 0, last `keys`) of arrays with `lengths`, drawn until they
+/// hold `keys` keys (the last one cut short), deterministic in `seed`; `None` when `lengths`
+/// cannot cover a key (every length 0) and `keys > 0`.
+///
+/// ```
+/// use sortlab_verify::{array_offsets, ArrayLengths};
+/// assert_eq!(array_offsets(ArrayLengths::Fixed(1000), 2500, 1), Some(vec![0, 1000, 2000, 2500]));
+/// let o = array_offsets(ArrayLengths::PowerLaw { mean: 64 }, 10_000, 1).unwrap();
+/// assert_eq!((o[0], o[o.len() - 1]), (0, 10_000));
+/// assert_eq!(array_offsets(ArrayLengths::Fixed(0), 5, 1), None);
+/// ```
+pub fn array_offsets(lengths: ArrayLengths, keys: usize, seed: u64) -> Option<Vec<usize>> {
+    if keys > 0 && lengths.all_empty() {
+        return None;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(derive(seed, u64::MAX - 1));
+    let mut offsets = vec![0];
+    let mut at = 0;
+    while at < keys {
+        at = (at + lengths.draw(&mut rng)).min(keys);
+        offsets.push(at);
+    }
+    Some(offsets)
 }
 
 /// A uniform value in `0..2^31`.
@@ -358,6 +388,68 @@ fn unit(rng: &mut ChaCha8Rng) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::patterns::ArrayLengths;
+
+    #[test]
+    fn array_offsets_cover_the_keys() {
+        let n = 1 << 20;
+        for l in ["uniform:1..64", "power-law:1024", "uniform:0..4", "fixed:7"] {
+            let lengths: ArrayLengths = l.parse().unwrap();
+            let o = super::array_offsets(lengths, n, 7).unwrap();
+            assert_eq!((o[0], o[o.len() - 1]), (0, n), "{l}");
+            assert!(o.windows(2).all(|w| w[0] <= w[1]), "{l}");
+            assert_eq!(
+                super::array_offsets(lengths, n, 7).unwrap(),
+                o,
+                "{l}: deterministic"
+            );
+        }
+        let o = super::array_offsets(ArrayLengths::Varying { min: 1, max: 64 }, n, 7).unwrap();
+        assert!(o.windows(2).all(|w| (1..=64).contains(&(w[1] - w[0]))));
+        assert_eq!(
+            super::array_offsets(ArrayLengths::Fixed(5), 0, 1),
+            Some(vec![0])
+        );
+        assert_eq!(
+            super::array_offsets(ArrayLengths::PowerLaw { mean: 0 }, 3, 1),
+            None
+        );
+    }
+
+    #[test]
+    fn power_law_has_its_mean_and_a_long_tail() {
+        let n = 1 << 26;
+        let o = super::array_offsets(ArrayLengths::PowerLaw { mean: 1024 }, n, 3).unwrap();
+        let lens: Vec<usize> = o.windows(2).map(|w| w[1] - w[0]).collect();
+        let mean = n as f64 / lens.len() as f64;
+        assert!((800.0..1300.0).contains(&mean), "mean {mean}");
+        let max = *lens.iter().max().unwrap();
+        assert!(max > 20 * 1024, "longest {max}");
+        assert!(lens.iter().filter(|&&l| l <= 1024).count() * 2 > lens.len());
+    }
+
+    #[test]
+    fn array_lengths_parse_and_print() {
+        for s in [
+            "fixed:1000",
+            "uniform:1..64",
+            "power-law:1024",
+            "uniform:0..8",
+        ] {
+            assert_eq!(s.parse::<ArrayLengths>().unwrap().to_string(), s);
+        }
+        for s in [
+            "fixed:0",
+            "uniform:9..3",
+            "uniform:0..0",
+            "zipf:3",
+            "fixed",
+            "power-law:x",
+        ] {
+            assert!(s.parse::<ArrayLengths>().is_err(), "{s}");
+        }
+    }
+
     use super::*;
     use sortlab_cpu_reference::check;
     use sortlab_primitives::Order;

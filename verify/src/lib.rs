@@ -39,7 +39,7 @@ pub mod seed;
 pub mod suite;
 pub mod testing;
 
-pub use gen::{generate, k_sorted, small_arrays, specials};
+pub use gen::{array_offsets, generate, k_sorted, small_arrays, specials};
 pub use lengths::{edge_lengths, large_lengths};
 pub use patterns::{ArrayLengths, ParsePatternError, Pattern};
 pub use seed::{rng_for, seed, seed_for, SEED_ENV};

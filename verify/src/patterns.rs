@@ -194,19 +194,103 @@ impl FromStr for Pattern {
     }
 }
 
-/// Lengths of the arrays of [`crate::small_arrays`]: all the same, or drawn per array.
+/// Lengths of many small arrays ([`crate::small_arrays`], [`crate::array_offsets`]): all the
+/// same, or drawn per array. On the command line (`str::parse`, `Display`): `fixed:N`,
+/// `uniform:MIN..MAX` ([`ArrayLengths::Varying`]) or `power-law:MEAN`.
+///
+/// ```
+/// use sortlab_verify::ArrayLengths;
+/// let l: ArrayLengths = "uniform:1..64".parse().unwrap();
+/// assert_eq!(l, ArrayLengths::Varying { min: 1, max: 64 });
+/// assert_eq!(l.to_string(), "uniform:1..64");
+/// assert!("fixed:0".parse::<ArrayLengths>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArrayLengths {
     /// Every array has this length (0 allowed).
     Fixed(usize),
-    /// Each length is drawn uniformly from `min..=max`; with two arrays or more, at least one
-    /// has length `min` and one length `max`. `min` and `max` are swapped if out of order.
+    /// Each length is drawn uniformly from `min..=max`; in [`crate::small_arrays`], with two
+    /// arrays or more, at least one has length `min` and one length `max`. `min` and `max` are
+    /// swapped if out of order.
     Varying {
         /// The shortest length (0 gives empty arrays).
         min: usize,
         /// The longest length.
         max: usize,
     },
+    /// Pareto lengths of exponent 2 (`ceil(mean / 2 / sqrt(u))`, `u` uniform in `(0, 1]`), of
+    /// mean about `mean`: many short arrays and a few very long ones.
+    PowerLaw {
+        /// The mean length.
+        mean: usize,
+    },
+}
+
+impl ArrayLengths {
+    /// One length drawn from `rng` (for [`ArrayLengths::Varying`] without the guarantee of
+    /// [`crate::small_arrays`]).
+    pub(crate) fn draw(self, rng: &mut impl rand::Rng) -> usize {
+        match self {
+            ArrayLengths::Fixed(len) => len,
+            ArrayLengths::Varying { min, max } => rng.gen_range(min.min(max)..=min.max(max)),
+            ArrayLengths::PowerLaw { mean } => {
+                // u in (0, 1]: never 0, so the length is finite.
+                let u = 1.0 - rng.gen::<f64>();
+                (mean as f64 / 2.0 / u.sqrt()).ceil() as usize
+            }
+        }
+    }
+
+    /// Whether no drawn length can be positive (such lengths cover no keys).
+    pub(crate) fn all_empty(self) -> bool {
+        match self {
+            ArrayLengths::Fixed(len) => len == 0,
+            ArrayLengths::Varying { min, max } => min.max(max) == 0,
+            ArrayLengths::PowerLaw { mean } => mean == 0,
+        }
+    }
+}
+
+impl fmt::Display for ArrayLengths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArrayLengths::Fixed(n) => write!(f, "fixed:{n}"),
+            ArrayLengths::Varying { min, max } => write!(f, "uniform:{min}..{max}"),
+            ArrayLengths::PowerLaw { mean } => write!(f, "power-law:{mean}"),
+        }
+    }
+}
+
+impl FromStr for ArrayLengths {
+    type Err = String;
+
+    /// `fixed:N`, `uniform:MIN..MAX` or `power-law:MEAN`, with some length positive.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "`{s}` is not an array layout: write fixed:N, uniform:MIN..MAX or power-law:MEAN"
+            )
+        };
+        let num = |x: &str| x.trim().parse::<usize>().map_err(|_| bad());
+        let (kind, arg) = s.split_once(':').ok_or_else(bad)?;
+        let lengths = match kind {
+            "fixed" => ArrayLengths::Fixed(num(arg)?),
+            "uniform" => {
+                let (lo, hi) = arg.split_once("..").ok_or_else(bad)?;
+                let (min, max) = (num(lo)?, num(hi)?);
+                if min > max {
+                    return Err(format!("`{s}`: need MIN <= MAX"));
+                }
+                ArrayLengths::Varying { min, max }
+            }
+            "power-law" => ArrayLengths::PowerLaw { mean: num(arg)? },
+            _ => return Err(bad()),
+        };
+        if lengths.all_empty() {
+            return Err(format!("`{s}`: arrays need a positive length"));
+        }
+        Ok(lengths)
+    }
 }
 
 impl From<usize> for ArrayLengths {

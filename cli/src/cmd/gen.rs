@@ -30,7 +30,11 @@ fn gen_typed<K: CliKey>(args: &GenArgs, pattern: Pattern) -> Result<(), CliError
     spin.finish_and_clear();
     write_keys(&args.output, &keys)?;
     if let (Some(lengths), Some(path)) = (args.arrays, &args.offsets) {
-        let offsets = lengths.offsets(args.n, args.seed);
+        let offsets: Vec<u64> = sortlab_verify::array_offsets(lengths, n, args.seed)
+            .ok_or_else(|| CliError::Usage(format!("--arrays {lengths}: no array can hold a key")))?
+            .into_iter()
+            .map(|o| o as u64)
+            .collect();
         write_keys(path, &offsets)?;
         note(&format!(
             "{} arrays ({lengths}): offsets in {}",
