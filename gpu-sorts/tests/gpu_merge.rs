@@ -10,42 +10,30 @@ use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::merge::{self, MergeOptions, MergeVariant};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
 use sortlab_verify::testing::{
-    from_raw_bits as from_raw, gpu, large_input, large_input_key, multiset_digest,
-    require_free_memory,
+    gpu, large_input, large_input_key, multiset_digest, require_free_memory,
 };
+use sortlab_verify::{generate, Pattern};
 
-/// Input shapes.
-const RANDOM: u32 = 0;
-const FEW_DISTINCT: u32 = 1;
-const SMALL_RANGE: u32 = 2;
-const ASCENDING: u32 = 3;
-const DESCENDING: u32 = 4;
-const ALL_EQUAL: u32 = 5;
-const SHAPES: u32 = 6;
+/// Input shapes: `sortlab-verify`'s patterns.
+const RANDOM: Pattern = Pattern::FullRange;
+const FEW_DISTINCT: Pattern = Pattern::FewDistinct;
+const SHAPES: [Pattern; 6] = [
+    RANDOM,
+    FEW_DISTINCT,
+    Pattern::Zipf,
+    Pattern::Ascending,
+    Pattern::Descending,
+    Pattern::AllEqual,
+];
 
 /// `n` keys of `shape`.
-fn keys<K: SortKey>(n: usize, shape: u32, seed: u64) -> Vec<K> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let same: u64 = rng.gen();
-    (0..n)
-        .map(|i| {
-            let r: u64 = rng.gen();
-            from_raw(match shape {
-                RANDOM => r,
-                FEW_DISTINCT => (r % 7).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                SMALL_RANGE => r % 1000,
-                ASCENDING => i as u64,
-                DESCENDING => (n - i) as u64,
-                ALL_EQUAL => same,
-                _ => r,
-            })
-        })
-        .collect()
+fn keys<K: SortKey>(n: usize, shape: Pattern, seed: u64) -> Vec<K> {
+    generate(shape, n, seed)
 }
 
 /// Sorts `input` by `opts` (keys, and pairs with u32 and u64 index values) on the device and
 /// checks the results against the CPU reference's stable sort bit for bit.
-fn check_sort<K: SortKey>(gpu: &Gpu, input: &[K], opts: &MergeOptions, shape: u32) {
+fn check_sort<K: SortKey>(gpu: &Gpu, input: &[K], opts: &MergeOptions, shape: Pattern) {
     let what = format!(
         "{} n={} {:?} {} shape {shape}",
         K::NAME,
@@ -81,7 +69,7 @@ fn check_pairs<K: SortKey, V: SortValue + TryFrom<usize>>(
         .unwrap_or_else(|e| panic!("pairs {what}: {e}"));
 }
 
-fn every_type(gpu: &Gpu, n: usize, shape: u32, seed: u64, opts: &MergeOptions) {
+fn every_type(gpu: &Gpu, n: usize, shape: Pattern, seed: u64, opts: &MergeOptions) {
     check_sort(gpu, &keys::<u32>(n, shape, seed), opts, shape);
     check_sort(gpu, &keys::<i32>(n, shape, seed), opts, shape);
     check_sort(gpu, &keys::<f32>(n, shape, seed), opts, shape);
@@ -116,7 +104,7 @@ fn every_variant_type_order_and_length() {
                 .with_variant(variant)
                 .with_order(order);
             for (i, n) in lengths(variant).into_iter().enumerate() {
-                every_type(&gpu, n, i as u32 % SHAPES, i as u64, &opts);
+                every_type(&gpu, n, SHAPES[i % SHAPES.len()], i as u64, &opts);
             }
         }
     }
@@ -132,9 +120,9 @@ fn every_shape() {
             let opts = MergeOptions::default()
                 .with_variant(variant)
                 .with_order(order);
-            for shape in 0..SHAPES {
+            for (s, shape) in SHAPES.into_iter().enumerate() {
                 for n in [5000, 70_001, 300_007] {
-                    every_type(&gpu, n, shape, n as u64 + shape as u64, &opts);
+                    every_type(&gpu, n, shape, n as u64 + s as u64, &opts);
                 }
             }
         }
@@ -168,8 +156,8 @@ fn float_specials() {
             let opts = MergeOptions::default()
                 .with_variant(variant)
                 .with_order(order);
-            check_sort(&gpu, &f64s, &opts, 99);
-            check_sort(&gpu, &f32s, &opts, 99);
+            check_sort(&gpu, &f64s, &opts, Pattern::FloatSpecials);
+            check_sort(&gpu, &f32s, &opts, Pattern::FloatSpecials);
         }
     }
 }
