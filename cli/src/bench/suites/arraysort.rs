@@ -16,6 +16,7 @@
 use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments};
 use sortlab_cpu_reference::arrays;
 use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
+use sortlab_verify::seed::splitmix64;
 
 use crate::args::BenchArgs;
 use crate::backend::check;
@@ -49,14 +50,6 @@ fn gpu_names() -> Vec<String> {
     ArrayVariant::ALL.into_iter().map(algo).collect()
 }
 
-/// The splitmix64 finalizer (`mix64` of the anchors' `patterns.cuh`).
-fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 /// The offsets (arrays + 1, first 0, last `n`) of `layout` over `n` keys, as the anchor's.
 fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
     let mut offsets = vec![0u64];
@@ -65,7 +58,8 @@ fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
         let len = if layout == LAYOUTS[0] {
             1000
         } else {
-            let u = (mix64(LAYOUT_SEED ^ 0xAB_CDEF_u64.wrapping_add(i)) >> 11) as f64
+            // splitmix64 is the anchors' `mix64` (patterns.cuh).
+            let u = (splitmix64(LAYOUT_SEED ^ 0xAB_CDEF_u64.wrapping_add(i)) >> 11) as f64
                 * (1.0 / 9_007_199_254_740_992.0);
             ((12.0 * u).exp2().floor() as u64).max(1)
         };
@@ -244,12 +238,6 @@ mod tests {
         let mean = n as f64 / lens.len() as f64;
         assert!((400.0..600.0).contains(&mean), "mean length {mean}");
         assert_eq!(layout_offsets(LAYOUTS[1], 0), vec![0]);
-    }
-
-    #[test]
-    fn mix64_is_splitmix64s_finalizer() {
-        // splitmix64's first output from state 0.
-        assert_eq!(mix64(0), 0xE220_A839_7B1D_CDAF);
     }
 
     #[test]
