@@ -236,6 +236,77 @@ pub fn check_pairs_equal<K: SortKey, V: SortValue>(
     }
 }
 
+/// Checks that index values followed their keys through a sort: `values[i]` is a position of
+/// `input` (every position named once), `input[values[i]]` equals `keys[i]` bit for bit, and,
+/// with `stable`, equal neighbouring keys keep their input order (their values increase).
+///
+/// Sorting `input` with values `0..n` and passing the result here checks a key-value sort
+/// without a reference: combined with [`check_sorted`] or [`check_equal`] on the keys, an
+/// unstable sort passes with `stable = false` and a stable one is pinned down exactly with
+/// `stable = true` (the values are then the stable reference permutation).
+///
+/// # Errors
+/// [`CheckError::LengthMismatch`] when `keys`, `values` and `input` differ in length (`expected`
+/// is the input's); [`CheckError::ValuesDoNotFollow`] at the first output position at fault.
+///
+/// # Example
+/// ```
+/// use sortlab_cpu_reference::check::check_index_values;
+/// use sortlab_cpu_reference::CheckError;
+///
+/// let input = [3u32, 1, 3, 0];
+/// assert_eq!(check_index_values(&input, &[0, 1, 3, 3], &[3u32, 1, 0, 2], true), Ok(()));
+/// assert_eq!(check_index_values(&input, &[0, 1, 3, 3], &[3u64, 1, 2, 0], false), Ok(()));
+/// let err = check_index_values(&input, &[0, 1, 3, 3], &[3u32, 1, 2, 0], true).unwrap_err();
+/// assert!(matches!(err, CheckError::ValuesDoNotFollow { index: 3, .. }));
+/// ```
+pub fn check_index_values<K: SortKey, V: SortValue + Into<u64>>(
+    input: &[K],
+    keys: &[K],
+    values: &[V],
+    stable: bool,
+) -> Result<(), CheckError> {
+    for actual in [keys.len(), values.len()] {
+        if actual != input.len() {
+            return Err(CheckError::LengthMismatch {
+                expected: input.len(),
+                actual,
+            });
+        }
+    }
+    let fault = |index: usize, detail: String| CheckError::ValuesDoNotFollow { index, detail };
+    let mut seen = vec![false; input.len()];
+    for (i, (&k, &v)) in keys.iter().zip(values).enumerate() {
+        let v: u64 = v.into();
+        let Some(j) = usize::try_from(v).ok().filter(|&j| j < input.len()) else {
+            return Err(fault(i, format!("value {v} is no input position")));
+        };
+        if std::mem::replace(&mut seen[j], true) {
+            return Err(fault(i, format!("value {v} names a position named before")));
+        }
+        if input[j].to_ordered_bits() != k.to_ordered_bits() {
+            return Err(fault(
+                i,
+                format!(
+                    "value {v} belongs to key {}, not {}",
+                    fmt_key(input[j]),
+                    fmt_key(k)
+                ),
+            ));
+        }
+        if stable && i > 0 && keys[i - 1].to_ordered_bits() == k.to_ordered_bits() {
+            let before: u64 = values[i - 1].into();
+            if before > v {
+                return Err(fault(
+                    i,
+                    format!("equal keys out of input order (values {before} then {v})"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The radius of `keys` in `order`: the smallest `k` such that the sequence is `k`-sorted, that
 /// is `a[i]` precedes-or-equals `a[j]` in `order` for all `i < j - k`.
 ///

@@ -106,4 +106,14 @@ pub enum CheckError {
     /// decreasing).
     #[error("bad array offsets: {0}")]
     BadOffsets(String),
+    /// Index values did not travel with their keys: the value at `index` is no input position,
+    /// names a position already named, names an input key other than its key, or (for a
+    /// stable check) breaks the input order of equal keys.
+    #[error("values do not follow their keys at index {index}: {detail}")]
+    ValuesDoNotFollow {
+        /// The first output position at fault.
+        index: usize,
+        /// What is wrong there.
+        detail: String,
+    },
 }

@@ -158,7 +158,7 @@ pub(super) fn sort_rows<K: SortKey, V: SortValue + Into<u64>>(
         }
     })?;
     let got = keys[last].to_host().map_err(&err)?;
-    check_sorted_pairs::<K, V>(&got, None, order, algo)?;
+    check_sorted_keys(&got, order, algo)?;
     out.push::<K>(algo.to_string(), "gpu", "sort_keys", None, 0, t);
     let (t, last) = time_gpu_slots(gpu, reps, what, p.k2, |s, restore| {
         if restore {
@@ -172,12 +172,8 @@ pub(super) fn sort_rows<K: SortKey, V: SortValue + Into<u64>>(
         keys[last].to_host().map_err(&err)?,
         values[last].to_host().map_err(&err)?,
     );
-    if stable {
-        check_sorted_pairs(&k, Some(&v), order, algo)?;
-    } else {
-        check_sorted_pairs::<K, V>(&k, None, order, algo)?;
-        check_pairs_follow(p.input, &k, &v, algo)?;
-    }
+    check_sorted_keys(&k, order, algo)?;
+    check::check_index_values(p.input, &k, &v, stable).map_err(|e| wrong(algo, e))?;
     out.push::<K>(
         algo.to_string(),
         "gpu",
@@ -189,51 +185,11 @@ pub(super) fn sort_rows<K: SortKey, V: SortValue + Into<u64>>(
     Ok(())
 }
 
-/// Index values `values` of sorted `keys`: every value names a distinct input position whose
-/// key equals its key (the values moved with their keys; any order among equal keys).
-fn check_pairs_follow<K: SortKey, V: SortValue + Into<u64>>(
-    input: &[K],
+/// Keys sorted in `order`.
+pub(super) fn check_sorted_keys<K: SortKey>(
     keys: &[K],
-    values: &[V],
-    what: &str,
-) -> Result<(), CliError> {
-    let mut seen = vec![false; input.len()];
-    for (i, (k, v)) in keys.iter().zip(values).enumerate() {
-        let at = usize::try_from((*v).into())
-            .ok()
-            .filter(|&j| j < input.len());
-        let Some(j) = at.filter(|&j| !std::mem::replace(&mut seen[j], true)) else {
-            return Err(wrong(
-                what,
-                format!("value at {i} is not a fresh input index"),
-            ));
-        };
-        if input[j].to_ordered_bits() != k.to_ordered_bits() {
-            return Err(wrong(
-                what,
-                format!("value at {i} did not move with its key"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Keys sorted in `order`, and (for pairs with index values) stable.
-pub(super) fn check_sorted_pairs<K: SortKey, V: SortValue + Into<u64>>(
-    keys: &[K],
-    values: Option<&[V]>,
     order: Order,
     what: &str,
 ) -> Result<(), CliError> {
-    check::check_sorted(keys, order).map_err(|e| wrong(what, e))?;
-    if let Some(v) = values {
-        for i in 1..keys.len() {
-            if keys[i].to_ordered_bits() == keys[i - 1].to_ordered_bits()
-                && v[i].into() <= v[i - 1].into()
-            {
-                return Err(wrong(what, format!("not stable at index {i}")));
-            }
-        }
-    }
-    Ok(())
+    check::check_sorted(keys, order).map_err(|e| wrong(what, e))
 }

@@ -4,7 +4,7 @@
 use sortlab_cpu_reference::rough;
 use sortlab_primitives::SortValue;
 
-use super::point::{check_sorted_pairs, GpuPoint, Out};
+use super::point::{check_sorted_keys, GpuPoint, Out};
 use crate::backend::check;
 use crate::bench::row::wrong;
 use crate::bench::timing::{time_gpu_rotating, time_gpu_slots};
@@ -63,7 +63,7 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
         Ok(())
     })?;
     let got = keys[last].to_host().map_err(&err)?;
-    check_sorted_pairs::<K, V>(&got, None, order, GPU_NAME)?;
+    check_sorted_keys(&got, order, GPU_NAME)?;
     note(&format!("roughsort: radius {k}, path {path:?}"));
     out.push::<K>(GPU_NAME.into(), "gpu", "sort_keys", None, 0, t);
     let (t, _) = time_gpu_slots(gpu, reps, what, p.k2, |s, restore| {

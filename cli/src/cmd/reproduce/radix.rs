@@ -18,7 +18,7 @@ use sortlab_primitives::{DeviceBuffer, Order};
 use super::primitives::{describe, figure, point, table, Point};
 use super::{fmt_ms, require_gpu, Report};
 use crate::args::ReproduceArgs;
-use crate::backend::check::check_equal;
+use crate::backend::check::{check_equal, check_index_values};
 use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::bench::row::{wrong, BenchRow, RowId, Stamp};
@@ -213,9 +213,9 @@ pub(super) fn build_report(pts: &[Point], device: &str, args: &ReproduceArgs) ->
     report
 }
 
-/// Pairs sorted from `input` with index values: the keys equal `want` (the reference sort),
-/// every value is the input index of its key, and equal keys keep their input order. Together
-/// these make the values exactly the stable reference permutation.
+/// Pairs sorted from `input` with index values: the keys equal `want` (the reference sort) and
+/// the values followed their keys stably, which makes them exactly the stable reference
+/// permutation.
 pub(super) fn check_pairs(
     input: &[u32],
     want: &[u32],
@@ -223,28 +223,7 @@ pub(super) fn check_pairs(
     values: &[u32],
 ) -> Result<(), String> {
     check_equal(want, keys).map_err(|e| format!("keys: {e}"))?;
-    if values.len() != keys.len() {
-        return Err(format!("{} keys but {} values", keys.len(), values.len()));
-    }
-    for (i, (&k, &v)) in keys.iter().zip(values).enumerate() {
-        match input.get(v as usize) {
-            Some(&orig) if orig == k => {}
-            Some(&orig) => {
-                return Err(format!(
-                    "value {v} at {i} belongs to key {orig}, but travels with key {k}"
-                ))
-            }
-            None => return Err(format!("value {v} at {i} is no input index")),
-        }
-        if i > 0 && keys[i - 1] == k && values[i - 1] >= v {
-            return Err(format!(
-                "equal keys {k} at {} and {i} out of input order (values {} and {v})",
-                i - 1,
-                values[i - 1]
-            ));
-        }
-    }
-    Ok(())
+    check_index_values(input, keys, values, true).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
