@@ -7,11 +7,16 @@ use super::variant::SampleVariant;
 
 /// Threads of the count and scatter blocks: one per bucket id (`sample.cu` fixes it).
 pub(crate) const TILE_THREADS: usize = 256;
-/// Bucket ids of a level: 127 splitters give 128 buckets between them and 127 equality
-/// buckets; id 255 pads partial tiles.
-pub(crate) const BUCKETS: usize = 256;
-/// Splitter slots per segment (127 splitters and one spare, as `sample.cu`'s layout).
-pub(crate) const SPLITTER_SLOTS: usize = 128;
+/// log2 of the paper's k, the most buckets between splitters a level makes: 8 (k = 256; the
+/// paper's k = 128 is 7, the other value `sample.cu` takes). With k = 256, uniform 2^28 keys of
+/// 4 bytes reach final buckets (half a tile, 4096 keys, on average) in 2 levels; k = 128 needs
+/// 3, so 256 saves a whole pass over the data (a level moves 12 bytes a u32 key).
+pub(crate) const TREE_LEVELS: u32 = 8;
+/// Bucket ids of a level: k - 1 splitters give k buckets between them and k - 1 equality
+/// buckets; the last id pads partial tiles.
+pub(crate) const BUCKETS: usize = 2 << TREE_LEVELS;
+/// Splitter slots per segment (k - 1 splitters and one spare, as `sample.cu`'s layout).
+pub(crate) const SPLITTER_SLOTS: usize = 1 << TREE_LEVELS;
 /// u64 words of a segment record (start, length, chunk base, unused).
 pub(crate) const SEG_WORDS: usize = 4;
 /// Counts one block of the scan kernels covers (`SCAN_TILE` of `sample.cu`).
@@ -20,12 +25,12 @@ pub(crate) const SCAN_TILE: usize = 2048;
 pub(crate) const COPY_PIECE: usize = 8192;
 /// Control words (next segments, final entries, chunks, keys of the next segments).
 pub(crate) const CTRL_WORDS: usize = 4;
-/// Levels of sampled splitters before a segment takes radix splitters (7 bits of its keys'
-/// differing range a level). Uniform 2^32 keys need 3 sampled levels.
+/// Levels of sampled splitters before a segment takes radix splitters (TREE_LEVELS bits of its
+/// keys' differing range a level). Uniform 2^32 keys need 3 sampled levels (2 below 2^29).
 pub(crate) const SAMPLE_DEPTH: u32 = 4;
-/// Levels at most: the sampled ones, then ceil(64 / 7) = 10 radix levels reduce any segment to
-/// equal keys, and one more puts those in an equality bucket.
-pub(crate) const MAX_LEVELS: u32 = SAMPLE_DEPTH + 10 + 2;
+/// Levels at most: the sampled ones, then ceil(64 / TREE_LEVELS) radix levels reduce any
+/// segment to equal keys, one more puts those in an equality bucket, and one spare.
+pub(crate) const MAX_LEVELS: u32 = SAMPLE_DEPTH + 64u32.div_ceil(TREE_LEVELS) + 2;
 /// Tiles per count and scatter block.
 pub(crate) const CHUNK_TILES: usize = 4;
 /// The final sort's block (fast) and the notes' block (two keys a thread).
@@ -114,6 +119,7 @@ impl Shape {
             .set("FINAL_SMEM_BYTES", self.final_shared_bytes())
             .set("NOTES_THREADS", NOTES_THREADS)
             .set("SAMPLE_DEPTH", SAMPLE_DEPTH)
+            .set("TREE_LEVELS", TREE_LEVELS)
     }
 }
 
@@ -134,9 +140,9 @@ pub(crate) struct Layout {
     pub values: Region<u8>,
     /// Two segment lists (a level reads one and fills the other), `max_segments` records each.
     pub segs: [Region<u64>; 2],
-    /// 128 splitter slots (ordered bits, widened to u64 slots) per segment.
+    /// SPLITTER_SLOTS splitter slots (ordered bits, in u64 slots) per segment.
     pub splitters: Region<u64>,
-    /// Bucket counts, then their exclusive scan: 256 per chunk.
+    /// Bucket counts, then their exclusive scan: BUCKETS per chunk.
     pub counts: Region<u64>,
     /// The scan's block partials.
     pub partials: Region<u64>,
@@ -234,13 +240,13 @@ mod tests {
             for variant in SampleVariant::ALL {
                 let n = 1 << 24;
                 let p = Plan::new(n, k, v, variant);
-                // The second buffers plus at most 1.6 bytes a key of lists (notes, with
-                // buckets of 1024 keys: 5.5).
+                // The second buffers plus at most 3.2 bytes a key of lists (notes, with
+                // buckets of 1024 keys: 11).
                 let extra = p.scratch_bytes() - n * (k + v);
                 let per_key = if variant == SampleVariant::Fast {
-                    1.6
+                    3.2
                 } else {
-                    5.5
+                    11.0
                 };
                 assert!(
                     (extra as f64) < per_key * n as f64,

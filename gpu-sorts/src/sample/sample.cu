@@ -2,18 +2,20 @@
 // variants (SampleVariant::Fast and SampleVariant::Notes). One module per (key type, value width).
 //
 // A level splits every large segment (a range of the data longer than the variant's final tile)
-// into at most 255 buckets, all segments of the level in the same launches:
-//   sample_splitters   one block per segment: a deterministic pseudo-random sample of 2048 keys
+// into at most 2k - 1 buckets (k = 2^TREE_LEVELS: 256 by default), all segments of the level in
+// the same launches:
+//   sample_splitters   one block per segment: a deterministic pseudo-random sample of 4096 keys
 //                      (splitmix64 of the segment start and the sample index), sorted by the
-//                      block merge sort; k - 1 splitters at regular intervals of it (k chosen so
-//                      that a bucket is about half a final tile, at most 128), repeats removed,
-//                      padded to 127 with the largest. Past SAMPLE_DEPTH levels a segment takes
-//                      radix splitters instead (from its minimum and maximum: 7 more bits of the
-//                      keys' differing range each level), which bounds the depth on any input.
+//                      block merge sort; k' - 1 splitters at regular intervals of it (k' chosen so
+//                      that a bucket is about half a final tile, at most k), repeats removed,
+//                      padded to k - 1 with the largest. Past SAMPLE_DEPTH levels a segment takes
+//                      radix splitters instead (from its minimum and maximum: TREE_LEVELS more
+//                      bits of the keys' differing range each level), which bounds the depth on
+//                      any input.
 //   sample_chunk_scan  one block: the exclusive scan of the segments' chunk counts (chunk base).
 //   sample_count       one block per chunk (CHUNK_TILES tiles of one segment): every key's bucket
-//                      by the implicit search tree (j = 2j + (tree[j] < key), 7 steps) and an
-//                      equality test (bucket 2i + 1 for a key equal to splitter i, else 2i, as
+//                      by the implicit search tree (j = 2j + (tree[j] < key), TREE_LEVELS steps)
+//                      and an equality test (bucket 2i + 1 for a key equal to splitter i, else 2i, as
 //                      cpu-reference's sample.rs `bucket_of`), counted per bucket without atomics
 //                      (warp match-and-count). Counts land bucket-major, chunk-minor per segment.
 //   sample_scan_*      a device-wide exclusive scan of the counts (reduce, partials, apply):
@@ -40,6 +42,7 @@
 //   FINAL_THREADS, FINAL_ITEMS, FINAL_SMEM_BYTES   the Fast final sort's block
 //   NOTES_THREADS       the Notes final sort's block (two keys a thread: buckets <= 2x threads)
 //   SAMPLE_DEPTH        levels of sampled splitters before radix splitters
+//   TREE_LEVELS         log2 k: 7 (the paper's k = 128) or 8 (k = 256)
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_scan.cuh"
 #include "sortlab/thread/key_bits.cuh"
@@ -63,6 +66,9 @@
 #ifndef SAMPLE_DEPTH
 #define SAMPLE_DEPTH 4
 #endif
+#ifndef TREE_LEVELS
+#define TREE_LEVELS 8
+#endif
 
 typedef KEY_T Key;
 typedef KEY_BITS_T Bits;
@@ -74,17 +80,18 @@ typedef Value SortValueT;
 typedef sortlab::NullValue SortValueT;
 #endif
 
-// Count/scatter block: one thread per bucket id (255 buckets, id 255 is the padding of partial
-// tiles).
+// Splitters: 2^TREE_LEVELS - 1 (k = 2^TREE_LEVELS buckets between them, as many equality
+// buckets less one); bucket ids 0 .. 2 * SPLITTERS, the last id (BUCKETS - 1) pads partial tiles.
+// Count/scatter blocks of 256 threads, BPT bucket ids a thread.
 #define TILE_THREADS 256
-#define BUCKETS 256
-#define SPLITTERS 127
-#define TREE_LEVELS 7
+#define SPLITTERS ((1 << TREE_LEVELS) - 1)
+#define BUCKETS (2 << TREE_LEVELS)
+#define BPT (BUCKETS / TILE_THREADS)
 #define TILE (TILE_THREADS * TILE_ITEMS)
 #define CHUNK (TILE * CHUNK_TILES)
 #define WARPS (TILE_THREADS / 32)
 #define SAMPLE_THREADS 256
-#define SAMPLE_ITEMS 8
+#define SAMPLE_ITEMS 16
 #define SAMPLE_SIZE (SAMPLE_THREADS * SAMPLE_ITEMS)
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 8
@@ -108,6 +115,8 @@ typedef sortlab::BlockMergeSort<Bits, SortValueT, FINAL_THREADS, FINAL_ITEMS> Fi
 typedef sortlab::BlockMergeSort<Bits, sortlab::NullValue, SAMPLE_THREADS, SAMPLE_ITEMS> SampleSort;
 
 static_assert(CHUNK_TILES >= 1, "a chunk holds at least one tile");
+static_assert(TREE_LEVELS >= 7 && TREE_LEVELS <= 8, "k = 128 or 256: a thread per bucket id pair at most");
+static_assert(SPLITTERS < SAMPLE_THREADS && SPLITTERS < TILE_THREADS, "a thread per splitter");
 static_assert(FINAL_TILE <= 16384 && NOTES_TILE <= 16384 && COPY_PIECE <= 16384, "entry lengths take 15 bits");
 
 #ifdef FINAL_SMEM_BYTES
@@ -177,12 +186,12 @@ struct TileStorage {
 
 // Classifies and ranks one tile [tile_start, tile_start + TILE) of a segment ending at seg_end:
 // thread (warp w, lane l) holds tile elements w * 32 * TILE_ITEMS + k * 32 + l (k < TILE_ITEMS),
-// in order within the warp. bucket[k] is 255 past the segment's end. rank[k]: the key's place
+// in order within the warp. bucket[k] is BUCKETS - 1 past the segment's end. rank[k]: the key's place
 // among its warp's keys of its bucket. Afterwards s.hist[w][b] holds the warp's exclusive offset
-// within the tile's bucket b, and the return value (thread b) the tile's count of bucket b.
-__device__ __forceinline__ u32 rank_tile(TileStorage& s, const Key* src, u64 tile_start, u64 seg_end, Bits flip,
-                                         Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS],
-                                         u32 (&rank)[TILE_ITEMS]) {
+// within the tile's bucket b, and count[j] (thread t) the tile's count of bucket t + j * 256.
+__device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 tile_start, u64 seg_end, Bits flip,
+                                          Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS],
+                                          u32 (&rank)[TILE_ITEMS], u32 (&count)[BPT]) {
     const u32 tid = threadIdx.x;
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
@@ -210,16 +219,20 @@ __device__ __forceinline__ u32 rank_tile(TileStorage& s, const Key* src, u64 til
         __syncwarp();
     }
     __syncthreads();
-    // Thread b: exclusive offsets of bucket b over the warps, and the tile's count.
-    u32 sum = 0;
+    // Thread t, bucket b = t + j * 256: exclusive offsets of b over the warps, the tile's count.
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-        const u32 c = s.hist[w][tid];
-        s.hist[w][tid] = sum;
-        sum += c;
+    for (int j = 0; j < BPT; ++j) {
+        const u32 b = tid + j * TILE_THREADS;
+        u32 sum = 0;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) {
+            const u32 c = s.hist[w][b];
+            s.hist[w][b] = sum;
+            sum += c;
+        }
+        count[j] = b == BUCKETS - 1 ? 0 : sum;
     }
     __syncthreads();
-    return tid == BUCKETS - 1 ? 0 : sum;
 }
 
 // ---- Level kernels. ----
@@ -235,8 +248,8 @@ extern "C" __global__ void sample_init(u64* segs, u64* ctrl, u64 n) {
     }
 }
 
-// One block per segment: writes its 127 splitters (ordered bits, sorted, padded) to
-// splitters[s * 128 ..]. depth: the level (radix splitters from SAMPLE_DEPTH on); small_max:
+// One block per segment: writes its SPLITTERS splitters (ordered bits, sorted, padded) to
+// splitters[s * (SPLITTERS + 1) ..]. depth: the level (radix splitters from SAMPLE_DEPTH on); small_max:
 // the final tile (a bucket of about half of it is the aim).
 extern "C" __global__ void __launch_bounds__(SAMPLE_THREADS)
 sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bits flip, u32 depth, u32 small_max) {
@@ -250,7 +263,8 @@ sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bit
         const u64 len = segs[(u64)s * SEG_WORDS + 1];
         Bits* out = splitters + (u64)s * (SPLITTERS + 1);
         if (depth >= SAMPLE_DEPTH) {
-            // Radix splitters: the keys' common high bits, 7 bits below them as the digit.
+            // Radix splitters: the keys' common high bits, TREE_LEVELS bits below them as the
+            // digit.
             Bits lo = sortlab::max_bits<Bits>(), hi = 0;
             for (u64 i = tid; i < len; i += SAMPLE_THREADS) {
                 const Bits b = load_bits(src, start + i, flip);
@@ -305,7 +319,7 @@ sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bit
         __syncthreads();
         const u64 half = small_max / 2 > 0 ? small_max / 2 : 1;
         u64 want = (len + half - 1) / half;
-        const u32 k = want < 2 ? 2u : (want > SPLITTERS + 1 ? (u32)(SPLITTERS + 1) : (u32)want);
+        const u32 k = want < 2 ? 2u : (want > (u64)(SPLITTERS + 1) ? (u32)(SPLITTERS + 1) : (u32)want);
         // Candidate j (j < k - 1): sample element (j + 1) * SAMPLE_SIZE / k; kept if it differs
         // from candidate j - 1.
         u32 keep = 0;
@@ -365,7 +379,7 @@ __device__ __forceinline__ bool chunk_at(const u64* segs, u32 nseg, const u64* c
 }
 
 // One block per chunk (grid from an upper bound; blocks past ctrl[CTRL_CHUNKS] exit): bucket
-// counts of the chunk into counts[base * 256 + b * m + c].
+// counts of the chunk into counts[base * BUCKETS + b * m + c].
 extern "C" __global__ void __launch_bounds__(TILE_THREADS)
 sample_count(const Key* src, const u64* segs, u32 nseg, const Bits* splitters, const u64* ctrl, u64* counts,
              Bits flip) {
@@ -373,20 +387,28 @@ sample_count(const Key* src, const u64* segs, u32 nseg, const Bits* splitters, c
     ChunkAt a;
     if (!chunk_at(segs, nseg, ctrl, blockIdx.x, a)) return;
     load_tree(s.tree, splitters + (u64)a.s * (SPLITTERS + 1));
-    u64 count = 0;
+    u64 total[BPT];
+#pragma unroll
+    for (int j = 0; j < BPT; ++j) total[j] = 0;
     const u64 first = a.start + a.c * CHUNK;
     for (int t = 0; t < CHUNK_TILES; ++t) {
         const u64 tile_start = first + (u64)t * TILE;
         if (tile_start >= a.end) break;
         Bits keys[TILE_ITEMS];
-        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS];
-        count += rank_tile(s, src, tile_start, a.end, flip, keys, bucket, rank);
+        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS], count[BPT];
+        rank_tile(s, src, tile_start, a.end, flip, keys, bucket, rank, count);
+#pragma unroll
+        for (int j = 0; j < BPT; ++j) total[j] += count[j];
     }
-    counts[a.base * BUCKETS + (u64)threadIdx.x * a.m + a.c] = count;
+#pragma unroll
+    for (int j = 0; j < BPT; ++j) {
+        const u64 b = threadIdx.x + j * TILE_THREADS;
+        counts[a.base * BUCKETS + b * a.m + a.c] = total[j];
+    }
 }
 
 // Scan, step 1: block i sums counts [i * SCAN_TILE, (i + 1) * SCAN_TILE) of the level's
-// ctrl[CTRL_CHUNKS] * 256 into partials[i].
+// ctrl[CTRL_CHUNKS] * BUCKETS into partials[i].
 extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
 sample_scan_reduce(const u64* counts, const u64* ctrl, u64* partials) {
     __shared__ typename sortlab::BlockScan<u64, SCAN_THREADS>::TempStorage scan;
@@ -461,15 +483,21 @@ sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, c
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
     const u64 seg0 = offsets[a.base * BUCKETS];
-    u64 next = a.start + offsets[a.base * BUCKETS + (u64)tid * a.m + a.c] - seg0;
+    u64 next[BPT];
+#pragma unroll
+    for (int j = 0; j < BPT; ++j) {
+        const u64 b = tid + j * TILE_THREADS;
+        next[j] = a.start + offsets[a.base * BUCKETS + b * a.m + a.c] - seg0;
+    }
     const u64 first = a.start + a.c * CHUNK;
     for (int t = 0; t < CHUNK_TILES; ++t) {
         const u64 tile_start = first + (u64)t * TILE;
         if (tile_start >= a.end) break;
         Bits keys[TILE_ITEMS];
-        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS];
-        s.base[tid] = next;  // read after rank_tile's barriers
-        const u32 count = rank_tile(s, src_k, tile_start, a.end, flip, keys, bucket, rank);
+        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS], count[BPT];
+#pragma unroll
+        for (int j = 0; j < BPT; ++j) s.base[tid + j * TILE_THREADS] = next[j];  // read after rank_tile's barriers
+        rank_tile(s, src_k, tile_start, a.end, flip, keys, bucket, rank, count);
 #pragma unroll
         for (int k = 0; k < TILE_ITEMS; ++k) {
             const u64 i = tile_start + (u64)warp * 32 * TILE_ITEMS + (u64)k * 32 + lane;
@@ -486,7 +514,8 @@ sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, c
         (void)src_v;
         (void)dst_v;
 #endif
-        next += count;
+#pragma unroll
+        for (int j = 0; j < BPT; ++j) next[j] += count[j];
         __syncthreads();  // s.base and s.hist are rewritten by the next tile
     }
 }
