@@ -46,11 +46,16 @@ pub(crate) struct Shape {
     pub tile_items: usize,
     /// Keys per thread of the fast final sort (512 threads).
     pub final_items: usize,
+    /// Resident scatter blocks per multiprocessor the compiler keeps registers for.
+    pub scatter_min_blocks: usize,
 }
 
 impl Shape {
     /// Tiles of 256 x 16 keys of 4 bytes (x 8 of 8 bytes) for counting and scattering, chunks
     /// of four tiles a block; final sorts of 512 x 16 (x 8) keys, as the merge sort's tiles.
+    /// Scatter blocks hold 16 keys, bucket-and-rank words and addresses a thread: with 8-byte
+    /// keys 3 blocks a multiprocessor fit without spills (79 registers), with 4-byte keys 2
+    /// (3 spill: `scripts/sass`).
     pub fn of(key_size: usize, value_size: usize) -> Shape {
         let wide = key_size > 4;
         Shape {
@@ -58,6 +63,7 @@ impl Shape {
             value_size,
             tile_items: if wide { 8 } else { 16 },
             final_items: if wide { 8 } else { 16 },
+            scatter_min_blocks: if wide { 3 } else { 2 },
         }
     }
 
@@ -120,6 +126,7 @@ impl Shape {
             .set("NOTES_THREADS", NOTES_THREADS)
             .set("SAMPLE_DEPTH", SAMPLE_DEPTH)
             .set("TREE_LEVELS", TREE_LEVELS)
+            .set("SCATTER_MIN_BLOCKS", self.scatter_min_blocks)
     }
 }
 

@@ -43,6 +43,7 @@
 //   NOTES_THREADS       the Notes final sort's block (two keys a thread: buckets <= 2x threads)
 //   SAMPLE_DEPTH        levels of sampled splitters before radix splitters
 //   TREE_LEVELS         log2 k: 7 (the paper's k = 128) or 8 (k = 256)
+//   SCATTER_MIN_BLOCKS  resident scatter blocks per multiprocessor (__launch_bounds__)
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_scan.cuh"
 #include "sortlab/thread/key_bits.cuh"
@@ -68,6 +69,9 @@
 #endif
 #ifndef TREE_LEVELS
 #define TREE_LEVELS 8
+#endif
+#ifndef SCATTER_MIN_BLOCKS
+#define SCATTER_MIN_BLOCKS 3
 #endif
 
 typedef KEY_T Key;
@@ -186,12 +190,12 @@ struct TileStorage {
 
 // Classifies and ranks one tile [tile_start, tile_start + TILE) of a segment ending at seg_end:
 // thread (warp w, lane l) holds tile elements w * 32 * TILE_ITEMS + k * 32 + l (k < TILE_ITEMS),
-// in order within the warp. bucket[k] is BUCKETS - 1 past the segment's end. rank[k]: the key's place
-// among its warp's keys of its bucket. Afterwards s.hist[w][b] holds the warp's exclusive offset
+// in order within the warp. On return slot[k] = bucket | rank << 16: the key's bucket (BUCKETS - 1
+// past the segment's end) and its place among its warp's keys of that bucket (one register for
+// both keeps the scatter free of spills). Afterwards s.hist[w][b] holds the warp's exclusive offset
 // within the tile's bucket b, and count[j] (thread t) the tile's count of bucket t + j * 256.
 __device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 tile_start, u64 seg_end, Bits flip,
-                                          Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS],
-                                          u32 (&rank)[TILE_ITEMS], u32 (&count)[BPT]) {
+                                          Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS], u32 (&count)[BPT]) {
     const u32 tid = threadIdx.x;
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
@@ -213,10 +217,11 @@ __device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 ti
     for (int k = 0; k < TILE_ITEMS; ++k) {
         const u32 peers = __match_any_sync(0xffffffffu, bucket[k]);
         const u32 before = s.hist[warp][bucket[k]];
-        rank[k] = before + __popc(peers & lt);
+        const u32 rank = before + __popc(peers & lt);
         __syncwarp();
         if ((__ffs(peers) - 1) == (int)lane) s.hist[warp][bucket[k]] = before + __popc(peers);
         __syncwarp();
+        bucket[k] |= rank << 16;
     }
     __syncthreads();
     // Thread t, bucket b = t + j * 256: exclusive offsets of b over the warps, the tile's count.
@@ -395,8 +400,8 @@ sample_count(const Key* src, const u64* segs, u32 nseg, const Bits* splitters, c
         const u64 tile_start = first + (u64)t * TILE;
         if (tile_start >= a.end) break;
         Bits keys[TILE_ITEMS];
-        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS], count[BPT];
-        rank_tile(s, src, tile_start, a.end, flip, keys, bucket, rank, count);
+        u32 bucket[TILE_ITEMS], count[BPT];
+        rank_tile(s, src, tile_start, a.end, flip, keys, bucket, count);
 #pragma unroll
         for (int j = 0; j < BPT; ++j) total[j] += count[j];
     }
@@ -472,7 +477,7 @@ sample_scan_apply(u64* counts, const u64* ctrl, const u64* partials) {
 
 // One block per chunk: every key (and value) of the chunk to its bucket in dst, stably.
 // offsets: the scanned counts (global exclusive prefix over the level's counts).
-extern "C" __global__ void __launch_bounds__(TILE_THREADS)
+extern "C" __global__ void __launch_bounds__(TILE_THREADS, SCATTER_MIN_BLOCKS)
 sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, const u64* segs, u32 nseg,
                const Bits* splitters, const u64* ctrl, const u64* offsets, Bits flip) {
     __shared__ TileStorage s;
@@ -494,16 +499,16 @@ sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, c
         const u64 tile_start = first + (u64)t * TILE;
         if (tile_start >= a.end) break;
         Bits keys[TILE_ITEMS];
-        u32 bucket[TILE_ITEMS], rank[TILE_ITEMS], count[BPT];
+        u32 bucket[TILE_ITEMS], count[BPT];
 #pragma unroll
         for (int j = 0; j < BPT; ++j) s.base[tid + j * TILE_THREADS] = next[j];  // read after rank_tile's barriers
-        rank_tile(s, src_k, tile_start, a.end, flip, keys, bucket, rank, count);
+        rank_tile(s, src_k, tile_start, a.end, flip, keys, bucket, count);
 #pragma unroll
         for (int k = 0; k < TILE_ITEMS; ++k) {
             const u64 i = tile_start + (u64)warp * 32 * TILE_ITEMS + (u64)k * 32 + lane;
             if (i < a.end) {
-                const u32 b = bucket[k];
-                const u64 pos = s.base[b] + s.hist[warp][b] + rank[k];
+                const u32 b = bucket[k] & 0xffffu;
+                const u64 pos = s.base[b] + s.hist[warp][b] + (bucket[k] >> 16);
                 dst_k[pos] = sortlab::key_from_flipped_bits<Key>(keys[k], flip);
 #if HAS_VALUES
                 dst_v[pos] = src_v[i];
