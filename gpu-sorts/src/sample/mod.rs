@@ -6,14 +6,15 @@
 //! block, in place, without scratch. A longer one goes through *levels*; each level splits
 //! every *segment* (a range still to sort, longer than the final tile; the first level has one,
 //! the whole input) into buckets, all segments of the level in the same launches:
-//! 1. **Splitters**: one block per segment draws a deterministic pseudo-random sample of 2048
+//! 1. **Splitters**: one block per segment draws a deterministic pseudo-random sample of 4096
 //!    keys (splitmix64 of the segment's start and the sample index: runs are reproducible),
-//!    sorts it with the block merge sort and takes k - 1 splitters at regular intervals, k
-//!    chosen so that a bucket averages half a final tile, at most 128 (the paper's k).
-//!    Repeated splitters are dropped and the list is padded to 127 with the largest.
+//!    sorts it with the block merge sort and takes k' - 1 splitters at regular intervals, k'
+//!    chosen so that a bucket averages half a final tile, at most k = 256 (the paper's 128
+//!    would need a third level at 2^28 keys: `README.md`). Repeated splitters are dropped and
+//!    the list is padded to 255 with the largest.
 //! 2. **Count**: one block per chunk of 16384 keys (8192 of 8 bytes) of a segment holds the
 //!    splitters in shared memory as an implicit search tree and finds each key's bucket by
-//!    walking it branch-free (`j = 2j + (tree[j] < key)`, 7 steps) plus one equality test: a
+//!    walking it branch-free (`j = 2j + (tree[j] < key)`, 8 steps) plus one equality test: a
 //!    key equal to splitter i goes to *equality bucket* 2i + 1, any other to 2i (i splitters
 //!    below it), as `sortlab_cpu_reference::sample`'s `bucket_of`. Counts per (chunk, bucket)
 //!    come from warp match-and-count (`__match_any_sync`), no atomics.
@@ -32,9 +33,9 @@
 //!    most 1024 keys).
 //!
 //! Depth is bounded on every input: equality buckets end all-equal and few-distinct inputs in
-//! one level; from level 4 on (uniform keys need 3 levels at 2^32) a segment's splitters are
-//! radix splitters from its minimum and maximum (7 more bits of its keys' differing range a
-//! level), so no segment lives past 16 levels, whatever the sample saw. Scratch memory comes
+//! one level; from level 4 on (uniform keys need 2 levels at 2^28, 3 at 2^32) a segment's
+//! splitters are radix splitters from its minimum and maximum (8 more bits of its keys'
+//! differing range a level), so no segment lives past 14 levels, whatever the sample saw. Scratch memory comes
 //! from the caller ([`scratch_bytes`] / [`scratch_bytes_pairs`] + the `_with_scratch` entry
 //! points) or is allocated per call, sized from n on the host.
 //!
@@ -62,9 +63,9 @@
 //!
 //! # Performance
 //! A level reads the keys twice (count, scatter) and writes them once; values are read and
-//! written once. Uniform 2^28 keys take 3 levels and the final sort (about 44 bytes a u32 key
-//! in all); `README.md` beside this module has the arithmetic and the table the lead fills in
-//! (no measurement yet).
+//! written once. Uniform 2^28 u32 keys take 2 levels and the final sort (about 32 bytes a key
+//! in all, where CUB's merge sort moves 136); `README.md` beside this module has the
+//! arithmetic and the table to fill in. Not measured yet: written without a GPU.
 //!
 //! # Example
 //! ```no_run
@@ -132,8 +133,9 @@ fn plan<K: SortKey>(n: usize, value: Option<usize>, variant: SampleVariant) -> O
 /// block sorts them, or nothing needs sorting).
 ///
 /// A second buffer of the keys (`n * size_of K` bytes), plus the level's lists: segments,
-/// splitters, counts and final entries, sized from n alone: about 0.75 bytes a key for 4-byte
-/// keys and 1.5 for 8-byte keys (fast); about 5 (notes, whose buckets are smaller). Shapes are the same on every device.
+/// splitters, counts and final entries, sized from n alone: at most about 1.5 bytes a key for
+/// 4-byte keys and 3 for 8-byte keys (fast); up to about 11 (notes, whose buckets are
+/// smaller). Shapes are the same on every device.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &SampleOptions) -> usize {
     plan::<K>(n, None, opts.variant).map_or(0, |p| p.scratch_bytes())
 }
