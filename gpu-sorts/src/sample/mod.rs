@@ -318,3 +318,6 @@ pub fn edge_lengths(variant: SampleVariant) -> Vec<usize> {
     v.dedup();
     v
 }
+
+#[cfg(test)]
+mod tests;

@@ -31,6 +31,12 @@ pub(crate) const SAMPLE_DEPTH: u32 = 4;
 /// Levels at most: the sampled ones, then ceil(64 / TREE_LEVELS) radix levels reduce any
 /// segment to equal keys, one more puts those in an equality bucket, and one spare.
 pub(crate) const MAX_LEVELS: u32 = SAMPLE_DEPTH + 64u32.div_ceil(TREE_LEVELS) + 2;
+/// The bucket size a level aims at, as a fraction of the final tile (numerator, denominator):
+/// half a tile leaves room for the sample's error (with 16 or more sample keys a bucket, few
+/// buckets reach twice their average, and those take one more level), at the price of final
+/// block sorts that run half empty. A larger aim saves final-sort work and risks more
+/// third-level buckets: one to measure.
+pub(crate) const BUCKET_AIM: (usize, usize) = (1, 2);
 /// Tiles per count and scatter block.
 pub(crate) const CHUNK_TILES: usize = 4;
 /// The final sort's block (fast) and the notes' block (two keys a thread).
@@ -174,6 +180,11 @@ impl Plan {
     /// The largest bucket sorted by one block.
     pub fn small_max(&self) -> usize {
         self.shape.small_max(self.variant)
+    }
+
+    /// The bucket size a level aims at (at least 1).
+    pub fn aim(&self) -> usize {
+        (self.small_max() * BUCKET_AIM.0 / BUCKET_AIM.1).max(1)
     }
 
     /// Whether one block sorts the whole input (no levels, no scratch).

@@ -179,6 +179,7 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
     unsafe { k_init.launch(LaunchConfig::linear(1, 32), &args)? };
 
     let small_max = plan.small_max() as u32;
+    let aim = plan.aim() as u32;
     let chunk = plan.shape.chunk();
     let mut nseg: usize = 1;
     let mut level_keys: usize = plan.n;
@@ -197,7 +198,7 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
             .ptr(splitters)
             .push(flip)
             .push(depth)
-            .push(small_max);
+            .push(aim);
         // SAFETY: arguments match `sample_splitters(const Key*, const u64*, u32, Bits*, Bits,
         // u32, u32)`; cur holds nseg records whose ranges lie inside src's n keys; splitters
         // holds 128 slots (u64, enough for Bits) for each of max_segments >= nseg segments;

@@ -7,7 +7,7 @@
 //   sample_splitters   one block per segment: a deterministic pseudo-random sample of 4096 keys
 //                      (splitmix64 of the segment start and the sample index), sorted by the
 //                      block merge sort; k' - 1 splitters at regular intervals of it (k' chosen so
-//                      that a bucket is about half a final tile, at most k), repeats removed,
+//                      that a bucket is about `aim` keys, half a final tile, at most k), repeats removed,
 //                      padded to k - 1 with the largest. Past SAMPLE_DEPTH levels a segment takes
 //                      radix splitters instead (from its minimum and maximum: TREE_LEVELS more
 //                      bits of the keys' differing range each level), which bounds the depth on
@@ -254,10 +254,10 @@ extern "C" __global__ void sample_init(u64* segs, u64* ctrl, u64 n) {
 }
 
 // One block per segment: writes its SPLITTERS splitters (ordered bits, sorted, padded) to
-// splitters[s * (SPLITTERS + 1) ..]. depth: the level (radix splitters from SAMPLE_DEPTH on); small_max:
-// the final tile (a bucket of about half of it is the aim).
+// splitters[s * (SPLITTERS + 1) ..]. depth: the level (radix splitters from SAMPLE_DEPTH on); aim:
+// the bucket size aimed at (a fraction of the final tile), which sets k' = len / aim.
 extern "C" __global__ void __launch_bounds__(SAMPLE_THREADS)
-sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bits flip, u32 depth, u32 small_max) {
+sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bits flip, u32 depth, u32 aim) {
     __shared__ typename SampleSort::TempStorage tmp;
     __shared__ typename sortlab::BlockScan<u32, SAMPLE_THREADS>::TempStorage scan;
     __shared__ Bits distinct[SPLITTERS + 1];
@@ -322,8 +322,8 @@ sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bit
 #pragma unroll
         for (int k = 0; k < SAMPLE_ITEMS; ++k) tmp.u.keys[SampleSort::slot(tid * SAMPLE_ITEMS + k)] = b[k];
         __syncthreads();
-        const u64 half = small_max / 2 > 0 ? small_max / 2 : 1;
-        u64 want = (len + half - 1) / half;
+        const u64 per = aim > 0 ? aim : 1;
+        const u64 want = (len + per - 1) / per;
         const u32 k = want < 2 ? 2u : (want > (u64)(SPLITTERS + 1) ? (u32)(SPLITTERS + 1) : (u32)want);
         // Candidate j (j < k - 1): sample element (j + 1) * SAMPLE_SIZE / k; kept if it differs
         // from candidate j - 1.
