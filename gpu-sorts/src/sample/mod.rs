@@ -12,7 +12,7 @@
 //!    chosen so that a bucket averages half a final tile, at most k = 256 (the paper's 128
 //!    would need a third level at 2^28 keys: `README.md`). Repeated splitters are dropped and
 //!    the list is padded to 255 with the largest.
-//! 2. **Count**: one block per chunk of 16384 keys (8192 of 8 bytes) of a segment holds the
+//! 2. **Count**: one block per chunk of 32768 keys (16384 of 8 bytes) of a segment holds the
 //!    splitters in shared memory as an implicit search tree and finds each key's bucket by
 //!    walking it branch-free (`j = 2j + (tree[j] < key)`, 8 steps) plus one equality test: a
 //!    key equal to splitter i goes to *equality bucket* 2i + 1, any other to 2i (i splitters

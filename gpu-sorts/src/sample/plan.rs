@@ -37,8 +37,10 @@ pub(crate) const MAX_LEVELS: u32 = SAMPLE_DEPTH + 64u32.div_ceil(TREE_LEVELS) + 
 /// block sorts that run half empty. A larger aim saves final-sort work and risks more
 /// third-level buckets: one to measure.
 pub(crate) const BUCKET_AIM: (usize, usize) = (1, 2);
-/// Tiles per count and scatter block.
-pub(crate) const CHUNK_TILES: usize = 4;
+/// Tiles per count and scatter block: 8 (32768 keys of 4 bytes, 16384 of 8). The counts (512
+/// u64 a chunk, written, scanned and read back: about 5 passes over them) then cost about 0.6
+/// bytes a key a level, against 12 for the keys; 2^28 keys still make 8192 blocks.
+pub(crate) const CHUNK_TILES: usize = 8;
 /// The final sort's block (fast) and the notes' block (two keys a thread).
 pub(crate) const FINAL_THREADS: usize = 512;
 pub(crate) const NOTES_THREADS: usize = 512;
@@ -58,7 +60,7 @@ pub(crate) struct Shape {
 
 impl Shape {
     /// Tiles of 256 x 16 keys of 4 bytes (x 8 of 8 bytes) for counting and scattering, chunks
-    /// of four tiles a block; final sorts of 512 x 16 (x 8) keys, as the merge sort's tiles.
+    /// of eight tiles a block; final sorts of 512 x 16 (x 8) keys, as the merge sort's tiles.
     /// Scatter blocks hold 16 keys, bucket-and-rank words and addresses a thread: with 8-byte
     /// keys 3 blocks a multiprocessor fit without spills (79 registers), with 4-byte keys 2
     /// (3 spill: `scripts/sass`).
