@@ -132,7 +132,6 @@ impl Shape {
             .set("FINAL_ITEMS", self.final_items)
             .set("FINAL_SMEM_BYTES", self.final_shared_bytes())
             .set("NOTES_THREADS", NOTES_THREADS)
-            .set("SAMPLE_DEPTH", SAMPLE_DEPTH)
             .set("TREE_LEVELS", TREE_LEVELS)
             .set("SCATTER_MIN_BLOCKS", self.scatter_min_blocks)
     }
@@ -145,6 +144,9 @@ pub(crate) struct Plan {
     pub n: usize,
     pub variant: SampleVariant,
     pub shape: Shape,
+    /// Levels of sampled splitters before radix splitters ([`SAMPLE_DEPTH`]; tests lower it to
+    /// run the radix regime on the device).
+    pub sample_depth: u32,
 }
 
 /// Where everything lives in scratch.
@@ -176,6 +178,7 @@ impl Plan {
             n,
             variant,
             shape: Shape::of(key_size, value_size),
+            sample_depth: SAMPLE_DEPTH,
         }
     }
 

@@ -198,9 +198,10 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
             .ptr(splitters)
             .push(flip)
             .push(depth)
-            .push(aim);
+            .push(aim)
+            .push(plan.sample_depth);
         // SAFETY: arguments match `sample_splitters(const Key*, const u64*, u32, Bits*, Bits,
-        // u32, u32)`; cur holds nseg records whose ranges lie inside src's n keys; splitters
+        // u32, u32, u32)`; cur holds nseg records whose ranges lie inside src's n keys; splitters
         // holds 128 slots (u64, enough for Bits) for each of max_segments >= nseg segments;
         // the grid strides over the segments.
         unsafe { k_split.launch(seg_launch(SAMPLE_THREADS), &a)? };

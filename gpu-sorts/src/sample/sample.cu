@@ -8,7 +8,7 @@
 //                      (splitmix64 of the segment start and the sample index), sorted by the
 //                      block merge sort; k' - 1 splitters at regular intervals of it (k' chosen so
 //                      that a bucket is about `aim` keys, half a final tile, at most k), repeats removed,
-//                      padded to k - 1 with the largest. Past SAMPLE_DEPTH levels a segment takes
+//                      padded to k - 1 with the largest. Past `sample_depth` levels a segment takes
 //                      radix splitters instead (from its minimum and maximum: TREE_LEVELS more
 //                      bits of the keys' differing range each level), which bounds the depth on
 //                      any input.
@@ -41,7 +41,6 @@
 //   CHUNK_TILES         tiles per count/scatter block
 //   FINAL_THREADS, FINAL_ITEMS, FINAL_SMEM_BYTES   the Fast final sort's block
 //   NOTES_THREADS       the Notes final sort's block (two keys a thread: buckets <= 2x threads)
-//   SAMPLE_DEPTH        levels of sampled splitters before radix splitters
 //   TREE_LEVELS         log2 k: 7 (the paper's k = 128) or 8 (k = 256)
 //   SCATTER_MIN_BLOCKS  resident scatter blocks per multiprocessor (__launch_bounds__)
 #include "sortlab/block/block_merge_sort.cuh"
@@ -63,9 +62,6 @@
 #endif
 #ifndef NOTES_THREADS
 #define NOTES_THREADS 512
-#endif
-#ifndef SAMPLE_DEPTH
-#define SAMPLE_DEPTH 4
 #endif
 #ifndef TREE_LEVELS
 #define TREE_LEVELS 8
@@ -254,10 +250,11 @@ extern "C" __global__ void sample_init(u64* segs, u64* ctrl, u64 n) {
 }
 
 // One block per segment: writes its SPLITTERS splitters (ordered bits, sorted, padded) to
-// splitters[s * (SPLITTERS + 1) ..]. depth: the level (radix splitters from SAMPLE_DEPTH on); aim:
+// splitters[s * (SPLITTERS + 1) ..]. depth: the level (radix splitters from sample_depth on); aim:
 // the bucket size aimed at (a fraction of the final tile), which sets k' = len / aim.
 extern "C" __global__ void __launch_bounds__(SAMPLE_THREADS)
-sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bits flip, u32 depth, u32 aim) {
+sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bits flip, u32 depth, u32 aim,
+                 u32 sample_depth) {
     __shared__ typename SampleSort::TempStorage tmp;
     __shared__ typename sortlab::BlockScan<u32, SAMPLE_THREADS>::TempStorage scan;
     __shared__ Bits distinct[SPLITTERS + 1];
@@ -267,7 +264,7 @@ sample_splitters(const Key* src, const u64* segs, u32 nseg, Bits* splitters, Bit
         const u64 start = segs[(u64)s * SEG_WORDS];
         const u64 len = segs[(u64)s * SEG_WORDS + 1];
         Bits* out = splitters + (u64)s * (SPLITTERS + 1);
-        if (depth >= SAMPLE_DEPTH) {
+        if (depth >= sample_depth) {
             // Radix splitters: the keys' common high bits, TREE_LEVELS bits below them as the
             // digit.
             Bits lo = sortlab::max_bits<Bits>(), hi = 0;

@@ -238,3 +238,65 @@ fn the_level_loop_is_the_stable_sort() {
     let levels = check(&ascending, SampleVariant::Notes, true, 32);
     assert!(levels <= 32 / TREE_LEVELS + 1, "{levels}");
 }
+
+/// Sorts `input` (with index values) on the device with radix splitters from the first level
+/// (the regime that bounds the depth, which no ordinary input reaches) and checks the result
+/// against the stable reference bit for bit.
+fn radix_regime_on_device<K: sortlab_primitives::SortKey>(
+    gpu: &sortlab_primitives::Gpu,
+    input: &[K],
+    order: sortlab_primitives::Order,
+    variant: SampleVariant,
+) {
+    use sortlab_primitives::DeviceBuffer;
+    let n = input.len();
+    let values: Vec<u32> = (0..n as u32).collect();
+    let mut plan = Plan::new(n, K::SIZE, 4, variant);
+    plan.sample_depth = 0;
+    let scratch = DeviceBuffer::<u8>::alloc(gpu, plan.scratch_bytes()).unwrap();
+    let k = DeviceBuffer::from_host(gpu, input).unwrap();
+    let v = DeviceBuffer::from_host(gpu, &values).unwrap();
+    let at = super::run::Addrs {
+        keys: k.ptr().addr(),
+        values: v.ptr().addr(),
+        scratch: Some(&scratch),
+    };
+    super::run::sort::<K>(gpu, &plan, order.flip::<K::Bits>(), &at).unwrap();
+    let (mut ek, mut ev) = (input.to_vec(), values);
+    sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+    sortlab_cpu_reference::check::check_pairs_equal(
+        &ek,
+        &ev,
+        &k.to_host().unwrap(),
+        &v.to_host().unwrap(),
+    )
+    .unwrap_or_else(|e| panic!("{} n = {n} {order:?} {variant}: {e}", K::NAME));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn radix_splitters_on_the_device() {
+    use sortlab_primitives::Order;
+    use sortlab_verify::{generate, Pattern};
+    let gpu = sortlab_verify::testing::gpu();
+    let n = (1 << 20) + 7;
+    for variant in SampleVariant::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            for (i, shape) in [
+                Pattern::FullRange,
+                Pattern::FewDistinct,
+                Pattern::Ascending,
+                Pattern::AllEqual,
+                Pattern::Zipf,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let seed = 90 + i as u64;
+                radix_regime_on_device(&gpu, &generate::<u32>(shape, n, seed), order, variant);
+                radix_regime_on_device(&gpu, &generate::<f64>(shape, n, seed), order, variant);
+                radix_regime_on_device(&gpu, &generate::<i64>(shape, n, seed), order, variant);
+            }
+        }
+    }
+}
