@@ -16,6 +16,10 @@
 //! - [`radix`]: [`radix::RadixVariant::OneBit`], [`radix::RadixVariant::Satish`] and
 //!   [`radix::RadixVariant::Fast`] (the default), keys and key-value pairs, every key type,
 //!   both orders, stable.
+//! - [`sample`]: [`sample::SampleVariant::Notes`] (the course notes' per-bucket odd-even
+//!   transposition sort) and [`sample::SampleVariant::Fast`] (the default, block merge sorts
+//!   of the buckets), GPU sample sort with equality buckets, keys and key-value pairs, every
+//!   key type, both orders, stable.
 //!
 //! Every sort has a CPU twin in `sortlab-cpu-reference` and a property suite in
 //! `sortlab-verify`.
@@ -24,3 +28,4 @@
 pub mod bitonic;
 pub mod merge;
 pub mod radix;
+pub mod sample;
