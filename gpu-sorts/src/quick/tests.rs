@@ -313,3 +313,14 @@ fn rounds_on_patterns_stay_near_log() {
         assert!(busy <= 18, "{name}: {busy} rounds");
     }
 }
+
+/// The fast sort's launches are dependent, so every kernel of `quick.cu` must wait on its
+/// predecessor first.
+#[test]
+fn every_kernel_waits_on_its_predecessor() {
+    use sortlab_primitives::kernels::kernels_without_dependent_entry;
+    assert_eq!(
+        kernels_without_dependent_entry(QUICK_SOURCE.code),
+        Vec::<String>::new()
+    );
+}
