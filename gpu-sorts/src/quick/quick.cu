@@ -252,6 +252,17 @@ __device__ __forceinline__ void push_child(Seq* list, u64 cap_seqs, u64* list_co
     }
 }
 
+// Copy task j (of ceil(len / TILE)) of the final range [start, start + len), at tasks[first + j].
+__device__ __forceinline__ void write_copy_task(Task* tasks, u64 first, u64 j, u64 start, u64 len) {
+    const u64 o = j * TILE;
+    Task t;
+    t.start = start + o;
+    t.len = len - o < (u64)TILE ? len - o : (u64)TILE;
+    t.kind = TASK_COPY;
+    t.buf = 1;
+    tasks[first + j] = t;
+}
+
 // The median of 9 keys of a sequence at regular positions (as ordered bits).
 __device__ __forceinline__ Bits sample_pivot(const Key* keys, u64 start, u64 len, Bits flip) {
     Bits s[9];
@@ -283,6 +294,11 @@ quick_plan(Seq* lists, u64 cap_seqs, u64* counters, Task* tasks, u64 cap_tasks, 
     typedef sortlab::BlockScan<u64, PLAN_THREADS> Scan;
     __shared__ typename Scan::TempStorage scan_tmp;
     __shared__ u64 carry;
+    // Equal-key ranges needing more than 4 copy tasks, written by the whole block.
+    __shared__ u32 big_copies;
+    __shared__ u64 big_first[PLAN_THREADS];
+    __shared__ u64 big_start[PLAN_THREADS];
+    __shared__ u64 big_len[PLAN_THREADS];
     const u32 tid = threadIdx.x;
     const u32 cur = round & 1;
     Seq* list = lists + (u64)cur * cap_seqs;
@@ -310,18 +326,39 @@ quick_plan(Seq* lists, u64 cap_seqs, u64* counters, Task* tasks, u64 cap_tasks, 
     } else {
         const Seq* prev = lists + (u64)(cur ^ 1) * cap_seqs;
         const u64 prev_count = counters[cur ^ 1];
-        for (u64 i = tid; i < prev_count; i += PLAN_THREADS) {
-            const Seq p = prev[i];
-            push_child(list, cap_seqs, &counters[cur], tasks, cap_tasks, counters, p.start, p.lt, cur, last != 0);
-            push_child(list, cap_seqs, &counters[cur], tasks, cap_tasks, counters, p.start + p.lt + p.eq, p.gt, cur,
-                       last != 0);
-            if (cur == 1) {
-                // Keys equal to the pivot are final but in scratch: copy tasks of at most a tile.
-                for (u64 o = 0; o < p.eq; o += TILE) {
-                    const u64 len = p.eq - o < (u64)TILE ? p.eq - o : (u64)TILE;
-                    push_task(tasks, cap_tasks, counters, p.start + p.lt + o, len, TASK_COPY, 1);
+        for (u64 base = 0; base < prev_count; base += PLAN_THREADS) {
+            const u64 i = base + tid;
+            if (tid == 0) big_copies = 0;
+            __syncthreads();
+            if (i < prev_count) {
+                const Seq p = prev[i];
+                push_child(list, cap_seqs, &counters[cur], tasks, cap_tasks, counters, p.start, p.lt, cur, last != 0);
+                push_child(list, cap_seqs, &counters[cur], tasks, cap_tasks, counters, p.start + p.lt + p.eq, p.gt,
+                           cur, last != 0);
+                if (cur == 1 && p.eq > 0) {
+                    // Keys equal to the pivot are final but in scratch: copy tasks of at most a
+                    // tile, reserved at once; many of them are written by the whole block below.
+                    const u64 k = (p.eq + TILE - 1) / TILE;
+                    const u64 first = atomicAdd(&counters[C_TASKS], k);
+                    if (first + k > cap_tasks) {
+                        counters[C_OVERFLOW] = 1;
+                    } else if (k <= 4) {
+                        for (u64 j = 0; j < k; ++j) write_copy_task(tasks, first, j, p.start + p.lt, p.eq);
+                    } else {
+                        const u32 at = atomicAdd(&big_copies, 1u);
+                        big_first[at] = first;
+                        big_start[at] = p.start + p.lt;
+                        big_len[at] = p.eq;
+                    }
                 }
             }
+            __syncthreads();
+            const u32 m = big_copies;
+            for (u32 r = 0; r < m; ++r) {
+                const u64 k = (big_len[r] + TILE - 1) / TILE;
+                for (u64 j = tid; j < k; j += PLAN_THREADS) write_copy_task(tasks, big_first[r], j, big_start[r], big_len[r]);
+            }
+            __syncthreads();
         }
     }
     __syncthreads();
@@ -552,12 +589,32 @@ quick_finish(Key* keys0, Value* values0, Key* keys1, Value* values1, const Task*
     for (u64 t = blockIdx.x; t < count; t += gridDim.x) {
         const Task task = tasks[t];
         if (task.kind == TASK_COPY) {
-            for (u64 i = tid; i < task.len; i += TILE_THREADS) {
-                keys0[task.start + i] = keys1[task.start + i];
-#if HAS_VALUES
-                values0[task.start + i] = values1[task.start + i];
-#endif
+            // At most a tile: every load of a thread issued before its stores.
+            const u32 valid = (u32)task.len;
+            Key k[TILE_ITEMS];
+#pragma unroll
+            for (int j = 0; j < TILE_ITEMS; ++j) {
+                const u32 i = j * TILE_THREADS + tid;
+                if (i < valid) k[j] = keys1[task.start + i];
             }
+#pragma unroll
+            for (int j = 0; j < TILE_ITEMS; ++j) {
+                const u32 i = j * TILE_THREADS + tid;
+                if (i < valid) keys0[task.start + i] = k[j];
+            }
+#if HAS_VALUES
+            Value v[TILE_ITEMS];
+#pragma unroll
+            for (int j = 0; j < TILE_ITEMS; ++j) {
+                const u32 i = j * TILE_THREADS + tid;
+                if (i < valid) v[j] = values1[task.start + i];
+            }
+#pragma unroll
+            for (int j = 0; j < TILE_ITEMS; ++j) {
+                const u32 i = j * TILE_THREADS + tid;
+                if (i < valid) values0[task.start + i] = v[j];
+            }
+#endif
         } else if (task.len <= (u64)TILE) {
             sort_piece(keys[task.buf], values[task.buf], keys0, values0, task.start, (u32)task.len, flip, tmp);
         } else {
