@@ -171,6 +171,60 @@ fn sorts_exactly<K: SortKey>(gpu: &Gpu, input: &[K], opts: &QuickOptions, patter
     same_bits(&expected, &k.to_host().unwrap(), &what);
 }
 
+/// The fallback past the round limit (one block's merge sort of a long piece), forced by a
+/// limit of 1 and 2 rounds: pairs (u32 and u64 keys, u64 index values) on every pattern.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn fallback_past_the_round_limit() {
+    let gpu = gpu();
+    for variant in QuickVariant::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            let opts = QuickOptions::default()
+                .with_variant(variant)
+                .with_order(order);
+            for rounds in [1, 2] {
+                for (s, pattern) in PATTERNS.into_iter().enumerate() {
+                    for n in [20_001, 300_007] {
+                        fallback_case(&gpu, &keys::<u32>(n, pattern, s as u64), &opts, rounds);
+                        fallback_case(&gpu, &keys::<f64>(n, pattern, s as u64), &opts, rounds);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn fallback_case<K: SortKey>(gpu: &Gpu, input: &[K], opts: &QuickOptions, rounds: u32) {
+    let what = format!(
+        "{} n={} {:?} {} at most {rounds} rounds",
+        K::NAME,
+        input.len(),
+        opts.order,
+        opts.variant
+    );
+    let mut expected = input.to_vec();
+    sortlab_cpu_reference::sort::sort(&mut expected, opts.order);
+    let values: Vec<u64> = (0..input.len() as u64).collect();
+    let mut k = DeviceBuffer::from_host(gpu, input).unwrap();
+    let mut v = DeviceBuffer::from_host(gpu, &values).unwrap();
+    quick::sort_pairs_with_round_limit(gpu, &mut k, &mut v, opts, rounds)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (keys, values) = (k.to_host().unwrap(), v.to_host().unwrap());
+    same_bits(&expected, &keys, &what);
+    let mut seen = vec![false; input.len()];
+    for (i, (key, &val)) in keys.iter().zip(&values).enumerate() {
+        assert_eq!(
+            key.to_ordered_bits(),
+            input[val as usize].to_ordered_bits(),
+            "{what}: value {val} at {i} left its key"
+        );
+        assert!(
+            !std::mem::replace(&mut seen[val as usize], true),
+            "{what}: {val} twice"
+        );
+    }
+}
+
 /// Floats with NaN of both signs, infinities, -0.0 and +0.0, duplicated: total order.
 #[test]
 #[ignore = "needs a CUDA device"]

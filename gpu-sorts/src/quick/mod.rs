@@ -178,6 +178,34 @@ fn sort_with<K: SortKey, V: SortValue>(
     run::sort::<K>(gpu, &p, opts.order.flip::<K::Bits>(), &at)
 }
 
+/// Sorts `keys` and `values` as [`sort_pairs`] does, but with at most `rounds` partition
+/// rounds (at least 1) before every remaining sequence is finished by one block: the fallback
+/// path past the round limit, which no ordinary input reaches. For tests only.
+#[doc(hidden)]
+pub fn sort_pairs_with_round_limit<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    opts: &QuickOptions,
+    rounds: u32,
+) -> Result<()> {
+    check_lengths(keys.len(), values.len())?;
+    if keys.len() < 2 {
+        return Ok(());
+    }
+    let p = Plan::with_rounds(keys.len(), K::SIZE, V::SIZE, opts.variant, Some(rounds));
+    let scratch = match p.scratch_bytes() {
+        0 => None,
+        need => Some(Scratch::get(gpu, None, need, "the quicksort")?),
+    };
+    let at = Addrs {
+        keys: keys.ptr().addr(),
+        values: values.ptr().addr(),
+        scratch: scratch.as_ref().map(|s| s.buffer()),
+    };
+    run::sort::<K>(gpu, &p, opts.order.flip::<K::Bits>(), &at)
+}
+
 fn check_lengths(keys: usize, values: usize) -> Result<()> {
     if keys != values {
         return Err(Error::InvalidArgument(format!(

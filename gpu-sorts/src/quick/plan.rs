@@ -147,12 +147,24 @@ pub(crate) struct Layout {
 impl Plan {
     /// The plan of `n` keys of `key_size` bytes with values of `value_size` bytes (0: none).
     pub fn new(n: usize, key_size: usize, value_size: usize, variant: QuickVariant) -> Plan {
+        Plan::with_rounds(n, key_size, value_size, variant, None)
+    }
+
+    /// As [`Plan::new`], with the round limit `rounds` (at least 1) instead of
+    /// [`max_rounds`] when given (tests of the fallback past the limit).
+    pub fn with_rounds(
+        n: usize,
+        key_size: usize,
+        value_size: usize,
+        variant: QuickVariant,
+        rounds: Option<u32>,
+    ) -> Plan {
         let shape = Shape::of(key_size);
         let tile = shape.tile();
         let (rounds, cap_seqs, cap_chunks, cap_tasks) = if n <= tile {
             (0, 0, 0, 0)
         } else {
-            let rounds = max_rounds(n, tile);
+            let rounds = rounds.map_or(max_rounds(n, tile), |r| r.max(1));
             let cap_seqs = n / (tile + 1) + 1;
             let cap_chunks = n.div_ceil(shape.chunk()) + cap_seqs;
             let per_round = 3usize.saturating_mul(cap_seqs);
