@@ -7,7 +7,7 @@
 //! with the block merge sort of `primitives`, in place, with no scratch. Longer inputs go
 //! through partition rounds between the caller's buffer and a scratch buffer of the same size:
 //! - each round, one block plans: every sequence of the round's device-side list gets a pivot
-//!   (the median of 9 keys at regular positions) and its first chunk (a scan of the sequences'
+//!   (Tukey's ninther of 27 keys at regular positions) and its first chunk (a scan of the sequences'
 //!   chunk counts);
 //! - pass 1: every chunk (4096 keys of 4 bytes, 2048 of 8) of every sequence counts its keys
 //!   below, equal to and above its sequence's pivot and reserves its place in each of the three
@@ -27,7 +27,7 @@
 //!   synchronisation per round, one more before finishing), launches exactly one block per
 //!   chunk, and stops when no sequence is left. The comparison point for the round trips.
 //! - [`QuickVariant::Fast`], the default: the host launches a fixed number of rounds computed
-//!   from n (2 ceil(log2(n / tile)) + 8), every pass grid-strided over counts the device keeps;
+//!   from n (ceil(1.5 ceil(log2(n / tile))) + 4), every pass grid-strided over counts the device keeps;
 //!   nothing comes back to the host, and every launch is a programmatic dependent launch.
 //!
 //! Temporary memory comes from a caller-supplied scratch buffer ([`scratch_bytes`] /
@@ -64,7 +64,7 @@
 //!
 //! # Performance
 //! Not measured yet. Each round reads every key still in play twice (count, write) and writes
-//! it once; about 1.3 log2(n / tile) rounds on random keys. `README.md` beside this module has
+//! it once; about 1.03 log2(n / tile) + 1 rounds on random keys. `README.md` beside this module has
 //! the pass and byte arithmetic and the measurement table.
 //!
 //! # Example
@@ -135,7 +135,7 @@ fn plan<K: SortKey>(n: usize, value: Option<usize>, variant: QuickVariant) -> Op
 ///
 /// A second buffer of the keys (`n * size_of K` bytes), plus the device's lists: two sequence
 /// lists of n / (tile + 1) + 1 records of 56 bytes, 24 bytes of offsets per chunk, and 24 bytes
-/// per finishing task (at most 3 per sequence and round, plus n / tile copies); about 0.4 bytes
+/// per finishing task (at most 3 per sequence and round, plus n / tile copies); under 0.5 bytes
 /// per key on top of the second buffer at 2^28 u32 keys. The same on every device.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &QuickOptions) -> usize {
     plan::<K>(n, None, opts.variant).map_or(0, |p| p.scratch_bytes())
@@ -355,9 +355,9 @@ pub fn edge_lengths(variant: QuickVariant) -> Vec<usize> {
 ///
 /// ```
 /// use sortlab_gpu_sorts::quick::max_rounds;
-/// assert_eq!(max_rounds(1 << 28, 4), 38);
+/// assert_eq!(max_rounds(1 << 28, 4), 27);
 /// assert_eq!(max_rounds(8192, 4), 0);
-/// assert_eq!(max_rounds(8193, 8), 12);
+/// assert_eq!(max_rounds(8193, 8), 7);
 /// ```
 pub fn max_rounds(n: usize, key_size: usize) -> u32 {
     plan::max_rounds(n, Shape::of(key_size).tile())

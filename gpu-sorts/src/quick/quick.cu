@@ -6,7 +6,7 @@
 //                     merge sort of primitives), in place, no scratch;
 //   quick_plan        one block: appends the children of the previous round's sequences (below,
 //                     equal to, above its pivot) to this round's list or to the finishing tasks,
-//                     then plans this round: every sequence's pivot (median of 9 keys taken at
+//                     then plans this round: every sequence's pivot (the ninther of 27 keys at
 //                     regular positions) and its first chunk (an exclusive scan of its chunk
 //                     counts), and the round's chunk total;
 //   quick_count       pass 1: every chunk (CHUNK_THREADS * CHUNK_ITEMS keys of one sequence)
@@ -263,12 +263,8 @@ __device__ __forceinline__ void write_copy_task(Task* tasks, u64 first, u64 j, u
     tasks[first + j] = t;
 }
 
-// The median of 9 keys of a sequence at regular positions (as ordered bits).
-__device__ __forceinline__ Bits sample_pivot(const Key* keys, u64 start, u64 len, Bits flip) {
-    Bits s[9];
-#pragma unroll
-    for (int i = 0; i < 9; ++i) s[i] = bits_of(keys[start + (len * (u64)(2 * i + 1)) / 18], flip);
-    // Insertion sort of 9.
+// The median of 9 ordered bits (sorted in place by an insertion sort).
+__device__ __forceinline__ Bits median9(Bits (&s)[9]) {
 #pragma unroll
     for (int i = 1; i < 9; ++i) {
 #pragma unroll
@@ -281,6 +277,24 @@ __device__ __forceinline__ Bits sample_pivot(const Key* keys, u64 start, u64 len
         }
     }
     return s[4];
+}
+
+// A sequence's pivot: the median of three medians of 9 (Tukey's ninther) of 27 keys at regular
+// positions start + len (2i + 1) / 54, group g taking samples g, g + 3, ..., so that each group
+// spans the whole sequence (on sorted and pipe-organ inputs every group median is near the
+// sequence's median).
+__device__ __forceinline__ Bits sample_pivot(const Key* keys, u64 start, u64 len, Bits flip) {
+    Bits m[3];
+#pragma unroll
+    for (int g = 0; g < 3; ++g) {
+        Bits s[9];
+#pragma unroll
+        for (int i = 0; i < 9; ++i) s[i] = bits_of(keys[start + (len * (u64)(2 * (3 * i + g) + 1)) / 54], flip);
+        m[g] = median9(s);
+    }
+    const Bits lo = m[0] < m[1] ? m[0] : m[1];
+    const Bits hi = m[0] < m[1] ? m[1] : m[0];
+    return m[2] < lo ? lo : (m[2] > hi ? hi : m[2]);
 }
 
 // Round `round`: lists (two of cap_seqs each) alternate; list round % 2 is this round's.

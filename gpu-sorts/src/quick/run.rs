@@ -148,7 +148,10 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
         launch_plan::<K>(plan, &l.plan, &b, plan.rounds, true, flip)?;
         return launch_finish::<K>(&l.finish.0, l.finish.1, &b, flip, tile_smem);
     }
-    // The notes' variant: every round's sizes come back to the host.
+    // The notes' variant: every round's sizes come back to the host. Its exact grids are at
+    // most the capacities: checked now, before anything is written.
+    gpu.exact_grid(plan.cap_chunks, "a quicksort round")?;
+    gpu.exact_grid(plan.cap_tasks, "the quicksort's finishing pass")?;
     let mut round = 0;
     let mut last = true;
     while round < plan.rounds {

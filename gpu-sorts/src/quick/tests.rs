@@ -31,9 +31,9 @@ fn scratch_sizes() {
 #[test]
 fn rounds_and_capacities() {
     assert_eq!(max_rounds(8192, 8192), 0);
-    assert_eq!(max_rounds(8193, 8192), 10);
-    assert_eq!(super::max_rounds(1 << 28, 4), 38);
-    assert_eq!(super::max_rounds((1 << 32) + 5, 4), 2 * 20 + 8);
+    assert_eq!(max_rounds(8193, 8192), 6);
+    assert_eq!(super::max_rounds(1 << 28, 4), 27);
+    assert_eq!(super::max_rounds((1 << 32) + 5, 4), 34);
     let p = Plan::new(1 << 20, 4, 0, QuickVariant::Fast);
     assert_eq!(p.cap_seqs, (1 << 20) / 8193 + 1);
     assert_eq!(p.cap_chunks, (1 << 20) / 4096 + p.cap_seqs);
@@ -96,12 +96,20 @@ struct Task {
     buf: usize,
 }
 
+/// `sample_pivot` of quick.cu: the ninther of 27 keys at regular positions, group g taking
+/// samples g, g + 3, ...
 fn sample_pivot(keys: &[(u64, usize)], start: usize, len: usize) -> u64 {
-    let mut s: Vec<u64> = (0..9)
-        .map(|i| keys[start + len * (2 * i + 1) / 18].0)
+    let mut m: Vec<u64> = (0..3)
+        .map(|g| {
+            let mut s: Vec<u64> = (0..9)
+                .map(|i| keys[start + len * (2 * (3 * i + g) + 1) / 54].0)
+                .collect();
+            s.sort_unstable();
+            s[4]
+        })
         .collect();
-    s.sort_unstable();
-    s[4]
+    m.sort_unstable();
+    m[1]
 }
 
 /// The whole sort of `input` with tiles of `tile` keys and chunks of `chunk`, at most `rounds`

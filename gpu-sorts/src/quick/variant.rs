@@ -18,8 +18,8 @@ pub enum QuickVariant {
     /// stream synchronisation per round, and one more for the task count) and sizes the next
     /// launches exactly from them; it stops as soon as a round has no sequence left.
     Notes,
-    /// The default: the host launches a fixed number of rounds computed from n (twice the
-    /// rounds of perfect pivots plus 8), every one grid-strided over counts the device keeps
+    /// The default: the host launches a fixed number of rounds computed from n (1.5 times the
+    /// rounds of perfect pivots plus 4), every one grid-strided over counts the device keeps
     /// itself, so nothing comes back to the host; rounds after the work runs out cost three
     /// near-empty launches each.
     #[default]
