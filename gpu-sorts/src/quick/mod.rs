@@ -333,15 +333,21 @@ pub fn sort_pairs_host<K: SortKey, V: SortValue>(
 }
 
 /// The lengths at which `variant` changes code path, for any key and value size: the tile
-/// (the one-block limit, and the phase-1 / finishing threshold) and the partition chunk, and
-/// twice each. Tests visit each of them ±1.
+/// (the one-block limit, and the phase-1 / finishing threshold), twice the tile, a half and a
+/// quarter of it (the smaller block sorts of short pieces), and the partition chunk. Tests visit each of them ±1.
 pub fn edge_lengths(variant: QuickVariant) -> Vec<usize> {
     let _ = variant; // both variants share the shapes
     let mut v: Vec<usize> = [4, 8]
         .into_iter()
         .flat_map(|k| {
             let s = Shape::of(k);
-            [s.chunk(), s.tile(), 2 * s.tile()]
+            [
+                s.tile() / 4,
+                s.tile() / 2,
+                s.chunk(),
+                s.tile(),
+                2 * s.tile(),
+            ]
         })
         .collect();
     v.sort_unstable();

@@ -71,6 +71,10 @@ typedef sortlab::NullValue SortValueT;
 
 static_assert(CHUNK <= (1 << 20), "a chunk's three counts are packed in 21 bits each");
 
+static_assert(TILE_ITEMS % 4 == 0, "pieces are sorted with TILE_ITEMS / 4, / 2 or TILE_ITEMS keys a thread");
+
+// The largest block sort: its TempStorage is the dynamic shared memory of the one-block kernels
+// (the smaller two fit in it).
 typedef sortlab::BlockMergeSort<Bits, SortValueT, TILE_THREADS, TILE_ITEMS> TileSort;
 
 #ifdef TILE_SMEM_BYTES
@@ -145,60 +149,80 @@ __device__ __forceinline__ u64 seq_of_chunk(const Seq* seqs, u64 count, u64 v) {
     return lo;
 }
 
-// Sorts piece [start, start + len) (len <= TILE) of src into the same place of dst (the same
-// buffers: in place; the block reads the whole piece before it writes). Every thread calls.
-__device__ __forceinline__ void sort_piece(const Key* keys_in, const Value* values_in, Key* keys_out,
-                                           Value* values_out, u64 start, u32 valid, Bits flip,
-                                           TileSort::TempStorage& tmp) {
+// Sorts piece [start, start + valid) (valid <= TILE_THREADS * Items) of src into the same place
+// of dst (the same buffers: in place; the block reads the whole piece before it writes), with the
+// block sort of Items keys a thread in `smem`. Every thread calls.
+template <int Items>
+__device__ __forceinline__ void sort_piece_items(const Key* keys_in, const Value* values_in, Key* keys_out,
+                                                 Value* values_out, u64 start, u32 valid, Bits flip,
+                                                 unsigned char* smem) {
+    typedef sortlab::BlockMergeSort<Bits, SortValueT, TILE_THREADS, Items> Sort;
+    typename Sort::TempStorage& tmp = *reinterpret_cast<typename Sort::TempStorage*>(smem);
     const u32 tid = threadIdx.x;
-    Bits b[TILE_ITEMS];
+    Bits b[Items];
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) {
+    for (int k = 0; k < Items; ++k) {
         const u32 i = k * TILE_THREADS + tid;
-        tmp.u.keys[TileSort::slot(i)] = i < valid ? bits_of(keys_in[start + i], flip) : sortlab::max_bits<Bits>();
+        tmp.u.keys[Sort::slot(i)] = i < valid ? bits_of(keys_in[start + i], flip) : sortlab::max_bits<Bits>();
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) b[k] = tmp.u.keys[TileSort::slot(tid * TILE_ITEMS + k)];
+    for (int k = 0; k < Items; ++k) b[k] = tmp.u.keys[Sort::slot(tid * Items + k)];
     __syncthreads();
 #if HAS_VALUES
-    Value v[TILE_ITEMS];
+    Value v[Items];
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) {
+    for (int k = 0; k < Items; ++k) {
         const u32 i = k * TILE_THREADS + tid;
         if (i < valid) tmp.u.values[i] = values_in[start + i];
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) v[k] = tmp.u.values[tid * TILE_ITEMS + k];
+    for (int k = 0; k < Items; ++k) v[k] = tmp.u.values[tid * Items + k];
     __syncthreads();
-    TileSort::sort(b, v, tmp, valid);
+    Sort::sort(b, v, tmp, valid);
 #else
     (void)values_in;
     (void)values_out;
-    TileSort::sort(b, tmp, valid);
+    Sort::sort(b, tmp, valid);
 #endif
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) tmp.u.keys[TileSort::slot(tid * TILE_ITEMS + k)] = b[k];
+    for (int k = 0; k < Items; ++k) tmp.u.keys[Sort::slot(tid * Items + k)] = b[k];
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) {
+    for (int k = 0; k < Items; ++k) {
         const u32 i = k * TILE_THREADS + tid;
-        if (i < valid) keys_out[start + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[TileSort::slot(i)], flip);
+        if (i < valid) keys_out[start + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[Sort::slot(i)], flip);
     }
     __syncthreads();
 #if HAS_VALUES
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) tmp.u.values[tid * TILE_ITEMS + k] = v[k];
+    for (int k = 0; k < Items; ++k) tmp.u.values[tid * Items + k] = v[k];
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < TILE_ITEMS; ++k) {
+    for (int k = 0; k < Items; ++k) {
         const u32 i = k * TILE_THREADS + tid;
         if (i < valid) values_out[start + i] = tmp.u.values[i];
     }
     __syncthreads();
 #endif
+}
+
+// Sorts piece [start, start + valid) (valid <= TILE) with the smallest of three block sorts that
+// holds it: TILE_ITEMS / 4, / 2 or all of TILE_ITEMS keys a thread (a block sort's work grows
+// with its tile, not with `valid`, and most pieces are well under a tile). The block-uniform
+// branch on `valid` keeps every __syncthreads() uniform.
+__device__ __forceinline__ void sort_piece(const Key* keys_in, const Value* values_in, Key* keys_out,
+                                           Value* values_out, u64 start, u32 valid, Bits flip,
+                                           unsigned char* smem) {
+    if (valid <= (u32)(TILE_THREADS * (TILE_ITEMS / 4))) {
+        sort_piece_items<TILE_ITEMS / 4>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
+    } else if (valid <= (u32)(TILE_THREADS * (TILE_ITEMS / 2))) {
+        sort_piece_items<TILE_ITEMS / 2>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
+    } else {
+        sort_piece_items<TILE_ITEMS>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
+    }
 }
 
 // ---- The one-block sort of a small input. ----
@@ -207,8 +231,7 @@ extern "C" __global__ void __launch_bounds__(TILE_THREADS, 1)
 quick_sort_small(Key* keys, Value* values, u64 n, Bits flip, u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)TILE_SMEM_BYTES || n > (u64)TILE) __trap();
-    TileSort::TempStorage& tmp = *reinterpret_cast<TileSort::TempStorage*>(quick_smem);
-    sort_piece(keys, values, keys, values, 0, (u32)n, flip, tmp);
+    sort_piece(keys, values, keys, values, 0, (u32)n, flip, quick_smem);
 }
 
 // ---- The planner (one block). ----
@@ -533,11 +556,11 @@ quick_write(const Key* keys_in, const Value* values_in, Key* keys_out, Value* va
 // thread a merge-path split and a serial merge of TILE_ITEMS outputs), the result copied home if
 // it ends in scratch. O(m log m) work for m keys: no input is quadratic.
 __device__ void fallback_sort(Key* const (&keys)[2], Value* const (&values)[2], u64 start, u64 len, u32 b,
-                              Bits flip, TileSort::TempStorage& tmp) {
+                              Bits flip, unsigned char* smem) {
     const u32 tid = threadIdx.x;
     for (u64 t = 0; t < len; t += TILE) {
         const u32 valid = len - t < (u64)TILE ? (u32)(len - t) : (u32)TILE;
-        sort_piece(keys[b], values[b], keys[b], values[b], start + t, valid, flip, tmp);
+        sort_piece(keys[b], values[b], keys[b], values[b], start + t, valid, flip, smem);
     }
     u32 cur = b;
     for (u64 width = TILE; width < len; width *= 2) {
@@ -595,7 +618,6 @@ quick_finish(Key* keys0, Value* values0, Key* keys1, Value* values1, const Task*
              u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)TILE_SMEM_BYTES) __trap();
-    TileSort::TempStorage& tmp = *reinterpret_cast<TileSort::TempStorage*>(quick_smem);
     Key* const keys[2] = {keys0, keys1};
     Value* const values[2] = {values0, values1};
     const u32 tid = threadIdx.x;
@@ -630,9 +652,9 @@ quick_finish(Key* keys0, Value* values0, Key* keys1, Value* values1, const Task*
             }
 #endif
         } else if (task.len <= (u64)TILE) {
-            sort_piece(keys[task.buf], values[task.buf], keys0, values0, task.start, (u32)task.len, flip, tmp);
+            sort_piece(keys[task.buf], values[task.buf], keys0, values0, task.start, (u32)task.len, flip, quick_smem);
         } else {
-            fallback_sort(keys, values, task.start, task.len, task.buf, flip, tmp);
+            fallback_sort(keys, values, task.start, task.len, task.buf, flip, quick_smem);
         }
     }
 }

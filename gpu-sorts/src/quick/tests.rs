@@ -62,7 +62,7 @@ fn shapes_fit() {
 fn edge_lengths_and_configs() {
     assert_eq!(
         edge_lengths(QuickVariant::Fast),
-        vec![2048, 4096, 8192, 16384]
+        vec![1024, 2048, 4096, 8192, 16384]
     );
     for (k, v) in [(4, 0), (4, 8), (8, 4)] {
         let c = module_configs(k, v);
