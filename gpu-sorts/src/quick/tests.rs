@@ -332,3 +332,180 @@ fn every_kernel_waits_on_its_predecessor() {
         Vec::<String>::new()
     );
 }
+
+/// `quick_write`'s arithmetic for one chunk of `threads` x `items` keys (striped: item k of
+/// thread t is key k * threads + t): per-thread counts, their exclusive scan, the staging
+/// positions, and the coalesced stores to the three parts. Returns (destination, key) pairs.
+fn write_chunk(
+    keys: &[u64],
+    pivot: u64,
+    threads: usize,
+    items: usize,
+    bases: [usize; 3],
+) -> Vec<(usize, u64)> {
+    let valid = keys.len();
+    let side = |b: u64| {
+        if b < pivot {
+            0
+        } else if b == pivot {
+            1
+        } else {
+            2
+        }
+    };
+    let counts: Vec<[usize; 3]> = (0..threads)
+        .map(|t| {
+            let mut c = [0; 3];
+            for k in 0..items {
+                let i = k * threads + t;
+                if i < valid {
+                    c[side(keys[i])] += 1;
+                }
+            }
+            c
+        })
+        .collect();
+    let total = counts
+        .iter()
+        .fold([0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+    let mut staged = vec![None; valid];
+    let mut before = [0; 3];
+    for (t, c) in counts.iter().enumerate() {
+        let mut at = [
+            before[0],
+            total[0] + before[1],
+            total[0] + total[1] + before[2],
+        ];
+        for k in 0..items {
+            let i = k * threads + t;
+            if i < valid {
+                let s = side(keys[i]);
+                assert!(staged[at[s]].is_none(), "staging slot written twice");
+                staged[at[s]] = Some(keys[i]);
+                at[s] += 1;
+            }
+        }
+        for s in 0..3 {
+            before[s] += c[s];
+        }
+    }
+    let (n_lt, n_eq) = (total[0], total[1]);
+    (0..valid)
+        .map(|i| {
+            let to = if i < n_lt {
+                bases[0] + i
+            } else if i < n_lt + n_eq {
+                bases[1] + i - n_lt
+            } else {
+                bases[2] + i - n_lt - n_eq
+            };
+            (to, staged[i].expect("staging slot never written"))
+        })
+        .collect()
+}
+
+#[test]
+fn write_chunk_arithmetic_simulated() {
+    for (threads, items) in [(4, 4), (8, 2), (32, 16)] {
+        for n in [1, 3, threads * items - 1, threads * items] {
+            for (_, keys) in inputs(n, n as u64 + 7) {
+                let pivot = keys[n / 2];
+                let out = write_chunk(&keys, pivot, threads, items, [0, 1000, 2000]);
+                let lt: Vec<u64> = keys.iter().copied().filter(|&k| k < pivot).collect();
+                let gt: Vec<u64> = keys.iter().copied().filter(|&k| k > pivot).collect();
+                let eq = keys.len() - lt.len() - gt.len();
+                // Each part holds exactly its keys, contiguous from its base.
+                let mut got_lt: Vec<u64> = out.iter().filter(|o| o.0 < 1000).map(|o| o.1).collect();
+                let mut got_gt: Vec<u64> =
+                    out.iter().filter(|o| o.0 >= 2000).map(|o| o.1).collect();
+                let mut want_lt = lt.clone();
+                let mut want_gt = gt.clone();
+                got_lt.sort_unstable();
+                got_gt.sort_unstable();
+                want_lt.sort_unstable();
+                want_gt.sort_unstable();
+                assert_eq!(got_lt, want_lt);
+                assert_eq!(got_gt, want_gt);
+                let mut dests: Vec<usize> = out.iter().map(|o| o.0).collect();
+                dests.sort_unstable();
+                let want: Vec<usize> = (0..lt.len())
+                    .chain(1000..1000 + eq)
+                    .chain(2000..2000 + gt.len())
+                    .collect();
+                assert_eq!(dests, want);
+            }
+        }
+    }
+}
+
+/// `fallback_sort` of quick.cu for one piece: tiles sorted, then merge passes in which each of
+/// `threads` threads produces `items` outputs per step of a tile (merge-path split over the
+/// source, serial merge), between two buffers.
+fn fallback(piece: &[u64], threads: usize, items: usize) -> Vec<u64> {
+    let len = piece.len();
+    let tile = threads * items;
+    let mut bufs = [piece.to_vec(), vec![u64::MAX; len]];
+    for t in bufs[0].chunks_mut(tile) {
+        t.sort_unstable();
+    }
+    let mut cur = 0;
+    let mut width = tile;
+    while width < len {
+        let src = bufs[cur].clone();
+        let dst = &mut bufs[cur ^ 1];
+        let mut written = vec![false; len];
+        for tid in 0..threads {
+            let mut o = tid * items;
+            while o < len {
+                let ps = o / (2 * width) * (2 * width);
+                let a_len = (len - ps).min(width);
+                let b_len = (len - ps - a_len).min(width);
+                let a = &src[ps..ps + a_len];
+                let b = &src[ps + a_len..ps + a_len + b_len];
+                let diag = o - ps;
+                let (mut lo, mut hi) = (diag.saturating_sub(b_len), diag.min(a_len));
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if b[diag - 1 - mid] < a[mid] {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                let (mut ia, mut ib) = (lo, diag - lo);
+                let mut k = 0;
+                while k < items && o + k < ps + a_len + b_len {
+                    let take_b = ib < b_len && (ia >= a_len || b[ib] < a[ia]);
+                    let from = if take_b { a_len + ib } else { ia };
+                    assert!(!written[o + k], "output written twice");
+                    written[o + k] = true;
+                    dst[o + k] = src[ps + from];
+                    if take_b {
+                        ib += 1;
+                    } else {
+                        ia += 1;
+                    }
+                    k += 1;
+                }
+                o += tile;
+            }
+        }
+        assert!(written.iter().all(|&w| w), "an output never written");
+        cur ^= 1;
+        width *= 2;
+    }
+    bufs[cur].clone()
+}
+
+#[test]
+fn fallback_arithmetic_simulated() {
+    for (threads, items) in [(4, 4), (8, 2)] {
+        for n in [17, 31, 32, 33, 100, 257, 1000] {
+            for (name, keys) in inputs(n, n as u64 + 11) {
+                let mut want = keys.clone();
+                want.sort_unstable();
+                assert_eq!(fallback(&keys, threads, items), want, "{name} n={n}");
+            }
+        }
+    }
+}
