@@ -13,6 +13,10 @@
 //! - [`merge`]: [`merge::MergeVariant::Satish`] (rank merges) and [`merge::MergeVariant::Fast`]
 //!   (the default, merge-path merges), keys and key-value pairs, every key type, both orders,
 //!   stable.
+//! - [`quick`]: [`quick::QuickVariant::Notes`] (host-planned rounds, the course notes') and
+//!   [`quick::QuickVariant::Fast`] (the default, the device schedules itself): Cederman and
+//!   Tsigas's two-pass three-way partition, keys and key-value pairs, every key type, both
+//!   orders, unstable.
 //! - [`radix`]: [`radix::RadixVariant::OneBit`], [`radix::RadixVariant::Satish`] and
 //!   [`radix::RadixVariant::Fast`] (the default), keys and key-value pairs, every key type,
 //!   both orders, stable.
@@ -27,5 +31,6 @@
 
 pub mod bitonic;
 pub mod merge;
+pub mod quick;
 pub mod radix;
 pub mod sample;
