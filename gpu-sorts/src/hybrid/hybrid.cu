@@ -141,14 +141,16 @@ __device__ __forceinline__ GElem to_global(const SElem& s) {
     return g;
 }
 
-// Shared memory of the sorting blocks: two buffers of CAPACITY shared elements.
-#define SORT_SMEM_NEEDED (2 * CAPACITY * (int)sizeof(SElem))
+// Shared memory of the sorting blocks: two buffers of CAPACITY shared elements, each padded by
+// one slot per PER_THREAD elements (SORT_THREADS slots).
+#define SORT_SLOTS (CAPACITY + SORT_THREADS)
+#define SORT_SMEM_NEEDED (2 * SORT_SLOTS * (int)sizeof(SElem))
 #ifdef SORT_SMEM_BYTES
 static_assert(SORT_SMEM_NEEDED == SORT_SMEM_BYTES, "SORT_SMEM_BYTES must be the host's formula");
 #else
 #define SORT_SMEM_BYTES SORT_SMEM_NEEDED
 #endif
-static_assert(2 * CAPACITY * sizeof(KElem) <= SORT_SMEM_BYTES, "the sample runs fit the same memory");
+static_assert(2 * SORT_SLOTS * sizeof(KElem) <= SORT_SMEM_BYTES, "the sample runs fit the same memory");
 
 extern __shared__ __align__(16) unsigned char hybrid_smem[];
 
@@ -201,26 +203,62 @@ __device__ __forceinline__ void bitonic_merge8(E a[4], E b[4]) {
 
 // ---- Merging (any memory, index type I: u32 in shared memory, u64 in global memory). ----
 
-template <typename E, typename I>
-__device__ __forceinline__ E at_or_sentinel(const E* p, I i, I len) {
-    return i < len ? p[i] : sentinel<E>();
+// A list in memory: element i of it is base[slot(off + i)]. In shared memory (PAD = PER_THREAD)
+// one slot is skipped after every PER_THREAD elements, so that the threads of a warp, which
+// start their ranges PER_THREAD elements apart, start in distinct banks; in global memory (PAD
+// = 0) slots are indices.
+template <typename E, typename I, u32 PAD>
+struct Run {
+    E* base;
+    I off;
+    __device__ __forceinline__ I slot(I i) const {
+        const I j = off + i;
+        return PAD ? j + j / PAD : j;
+    }
+    __device__ __forceinline__ E get(I i) const { return base[slot(i)]; }
+    __device__ __forceinline__ void put(I i, const E& e) const { base[slot(i)] = e; }
+    __device__ __forceinline__ Run at(I d) const {
+        Run r;
+        r.base = base;
+        r.off = off + d;
+        return r;
+    }
+};
+template <typename E, typename I, u32 PAD>
+__device__ __forceinline__ Run<E, I, PAD> run_of(E* base) {
+    Run<E, I, PAD> r;
+    r.base = base;
+    r.off = 0;
+    return r;
+}
+// The shared slot of element i of a padded shared buffer.
+__device__ __forceinline__ u32 sslot(u32 i) { return i + i / PER_THREAD; }
+typedef Run<SElem, u32, PER_THREAD> SRun;
+typedef Run<KElem, u32, PER_THREAD> KRun;
+typedef Run<GElem, u64, 0> GRun;
+typedef Run<KElem, u64, 0> KGRun;
+
+template <typename R, typename I>
+__device__ __forceinline__ auto at_or_sentinel(const R& r, I i, I len) -> decltype(r.get(i)) {
+    typedef decltype(r.get(i)) E;
+    return i < len ? r.get(i) : sentinel<E>();
 }
 
-template <typename E, typename I>
-__device__ __forceinline__ void load4(const E* p, I i, I len, E v[4]) {
+template <typename R, typename I, typename E>
+__device__ __forceinline__ void load4(const R& r, I i, I len, E v[4]) {
 #pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = at_or_sentinel(p, i + (I)k, len);
+    for (int k = 0; k < 4; ++k) v[k] = at_or_sentinel(r, i + (I)k, len);
 }
 
 // The number of elements of a among the first `diag` outputs of the merge of a and b (ties from
 // a; elements with values are distinct anyway).
-template <typename E, typename I>
-__device__ __forceinline__ I merge_path(const E* a, I na, const E* b, I nb, I diag) {
+template <typename R, typename I>
+__device__ __forceinline__ I merge_path(const R& a, I na, const R& b, I nb, I diag) {
     I lo = diag > nb ? diag - nb : 0;
     I hi = diag < na ? diag : na;
     while (lo < hi) {
         const I mid = lo + ((hi - lo) >> 1);
-        if (lt(b[diag - 1 - mid], a[mid])) {
+        if (lt(b.get(diag - 1 - mid), a.get(mid))) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -232,27 +270,28 @@ __device__ __forceinline__ I merge_path(const E* a, I na, const E* b, I nb, I di
 // Writes outputs [d0, d0 + count) of the merge of the sorted lists a (na) and b (nb) to out[0 ..
 // count), by the vector merge: two vectors merged by the 8-key network, the lower half emitted,
 // the next vector taken from the list whose head is smaller.
-template <typename E, typename I, typename Emit>
-__device__ __forceinline__ void vector_merge(const E* a, I na, const E* b, I nb, I d0, I count, Emit emit) {
+template <typename R, typename I>
+__device__ __forceinline__ void vector_merge(R a, I na, R b, I nb, I d0, I count, const R& out) {
+    typedef decltype(a.get(0)) E;
     if (count == 0) return;
     const I sa = merge_path(a, na, b, nb, d0);
-    a += sa;
+    a = a.at(sa);
     na -= sa;
     const I sb = d0 - sa;
-    b += sb;
+    b = b.at(sb);
     nb -= sb;
     E lo[4], hi[4];
     load4(a, (I)0, na, lo);
     load4(b, (I)0, nb, hi);
     I ia = 4, ib = 4;
-    for (I out = 0;;) {
+    for (I o = 0;;) {
         bitonic_merge8(lo, hi);
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-            if (out + (I)k < count) emit(out + (I)k, lo[k]);
+            if (o + (I)k < count) out.put(o + (I)k, lo[k]);
         }
-        out += 4;
-        if (out >= count) break;
+        o += 4;
+        if (o >= count) break;
         const E ha = at_or_sentinel(a, ia, na);
         const E hb = at_or_sentinel(b, ib, nb);
         if (lt(hb, ha)) {
@@ -268,8 +307,8 @@ __device__ __forceinline__ void vector_merge(const E* a, I na, const E* b, I nb,
 // Outputs [lo, hi) of one merge level over src[0 .. len) in sorted lists of `width` (a power of
 // two >= 4), written to dst: lo is a multiple of hi - lo (a power of two), so the range either
 // holds whole pairs of lists or lies inside one pair.
-template <typename E, typename I>
-__device__ __forceinline__ void merge_level_range(const E* src, E* dst, I len, I width, I lo, I hi) {
+template <typename R, typename I>
+__device__ __forceinline__ void merge_level_range(const R& src, const R& dst, I len, I width, I lo, I hi) {
     if (hi > len) hi = len;
     for (I start = lo; start < hi;) {
         const I pair = start & ~(2 * width - 1);
@@ -278,40 +317,43 @@ __device__ __forceinline__ void merge_level_range(const E* src, E* dst, I len, I
         const I nb = rest < width ? rest : width;
         const I pair_end = pair + na + nb;
         const I end = hi < pair_end ? hi : pair_end;
-        const E* a = src + pair;
-        E* out = dst + start;
-        vector_merge(a, na, a + na, nb, start - pair, end - start, [&](I i, const E& e) { out[i] = e; });
+        const R a = src.at(pair);
+        vector_merge(a, na, a.at(na), nb, start - pair, end - start, dst.at(start));
         start = end;
     }
 }
 
 // The 4-vectors of [lo, hi) of buf (lo a multiple of 4) each sorted by the bitonic network.
-template <typename E, typename I>
-__device__ __forceinline__ void sort_vectors(E* buf, I len, I lo, I hi) {
+template <typename R, typename I>
+__device__ __forceinline__ void sort_vectors(const R& buf, I len, I lo, I hi) {
+    typedef decltype(buf.get(0)) E;
     if (hi > len) hi = len;
     for (I v = lo; v < hi; v += 4) {
         E x[4];
-        load4((const E*)buf, v, len, x);
+        load4(buf, v, len, x);
         bitonic_sort4(x);
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-            if (v + (I)k < len) buf[v + k] = x[k];
+            if (v + (I)k < len) buf.put(v + (I)k, x[k]);
         }
     }
 }
 
-// The vector merge sort of buf0[0 .. len) (len <= CAPACITY) by one block of SORT_THREADS, with
-// buf1 as the second buffer; returns the buffer that holds the result. Each thread owns
-// PER_THREAD outputs of every level.
+// The vector merge sort of the padded shared buffer buf0 (len <= CAPACITY elements, element i
+// at sslot(i)) by one block of SORT_THREADS, with buf1 as the second buffer; returns the buffer
+// that holds the result. Each thread owns PER_THREAD outputs of every level.
 template <typename E>
 __device__ E* block_vector_sort(E* buf0, E* buf1, u32 len) {
+    typedef Run<E, u32, PER_THREAD> R;
     const u32 lo = threadIdx.x * PER_THREAD;
-    sort_vectors(buf0, len, lo, lo + PER_THREAD);
+    sort_vectors(run_of<E, u32, PER_THREAD>(buf0), len, lo, lo + PER_THREAD);
     __syncthreads();
     E* src = buf0;
     E* dst = buf1;
     for (u32 width = 4; width < len; width *= 2) {
-        merge_level_range((const E*)src, dst, len, width, lo, lo + PER_THREAD);
+        const R s = run_of<E, u32, PER_THREAD>(src);
+        const R d = run_of<E, u32, PER_THREAD>(dst);
+        merge_level_range(s, d, len, width, lo, lo + PER_THREAD);
         __syncthreads();
         E* t = src;
         src = dst;
@@ -324,13 +366,16 @@ __device__ E* block_vector_sort(E* buf0, E* buf1, u32 len) {
 // PER_THREAD outputs at a time, striding by the block. Returns the buffer holding the result.
 __device__ GElem* block_vector_sort_global(GElem* buf0, GElem* buf1, u64 len) {
     const u64 stride = (u64)SORT_THREADS * PER_THREAD;
-    for (u64 lo = (u64)threadIdx.x * PER_THREAD; lo < len; lo += stride) sort_vectors(buf0, len, lo, lo + PER_THREAD);
+    const GRun r0 = run_of<GElem, u64, 0>(buf0);
+    for (u64 lo = (u64)threadIdx.x * PER_THREAD; lo < len; lo += stride) sort_vectors(r0, len, lo, lo + PER_THREAD);
     __syncthreads();
     GElem* src = buf0;
     GElem* dst = buf1;
     for (u64 width = 4; width < len; width *= 2) {
+        const GRun s = run_of<GElem, u64, 0>(src);
+        const GRun d = run_of<GElem, u64, 0>(dst);
         for (u64 lo = (u64)threadIdx.x * PER_THREAD; lo < len; lo += stride) {
-            merge_level_range((const GElem*)src, dst, len, width, lo, lo + PER_THREAD);
+            merge_level_range(s, d, len, width, lo, lo + PER_THREAD);
         }
         __syncthreads();
         GElem* t = src;
@@ -511,15 +556,15 @@ hybrid_sort_runs(Bits* sample, u64 s, u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)SORT_SMEM_BYTES) __trap();
     KElem* buf0 = reinterpret_cast<KElem*>(hybrid_smem);
-    KElem* buf1 = buf0 + CAPACITY;
+    KElem* buf1 = buf0 + SORT_SLOTS;
     const u64 runs = (s + CAPACITY - 1) / CAPACITY;
     for (u64 r = blockIdx.x; r < runs; r += gridDim.x) {
         const u64 base = r * CAPACITY;
         const u32 len = s - base < CAPACITY ? (u32)(s - base) : CAPACITY;
-        for (u32 i = threadIdx.x; i < len; i += SORT_THREADS) buf0[i].k = sample[base + i];
+        for (u32 i = threadIdx.x; i < len; i += SORT_THREADS) buf0[sslot(i)].k = sample[base + i];
         __syncthreads();
         KElem* res = block_vector_sort(buf0, buf1, len);
-        for (u32 i = threadIdx.x; i < len; i += SORT_THREADS) sample[base + i] = res[i].k;
+        for (u32 i = threadIdx.x; i < len; i += SORT_THREADS) sample[base + i] = res[sslot(i)].k;
         __syncthreads();
     }
 }
@@ -529,8 +574,8 @@ hybrid_sort_runs(Bits* sample, u64 s, u32 smem_bytes) {
 extern "C" __global__ void __launch_bounds__(SORT_THREADS)
 hybrid_merge_level(const Bits* src, Bits* dst, u64 s, u64 width) {
     sortlab::dependent_entry();
-    const KElem* a = reinterpret_cast<const KElem*>(src);
-    KElem* d = reinterpret_cast<KElem*>(dst);
+    const KGRun a = run_of<KElem, u64, 0>(reinterpret_cast<KElem*>(const_cast<Bits*>(src)));
+    const KGRun d = run_of<KElem, u64, 0>(reinterpret_cast<KElem*>(dst));
     const u64 stride = (u64)gridDim.x * SORT_THREADS * PER_THREAD;
     for (u64 lo = ((u64)blockIdx.x * SORT_THREADS + threadIdx.x) * PER_THREAD; lo < s; lo += stride) {
         merge_level_range(a, d, s, width, lo, lo + PER_THREAD);
@@ -715,13 +760,13 @@ hybrid_sort_buckets(GElem* scat, GElem* spare, const Value* scat_values, const u
     if (len == 0) return;
     if (len <= CAPACITY) {
         SElem* buf0 = reinterpret_cast<SElem*>(hybrid_smem);
-        SElem* buf1 = buf0 + CAPACITY;
+        SElem* buf1 = buf0 + SORT_SLOTS;
         const u32 m = (u32)len;
-        for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) buf0[i] = to_shared(scat[start + i]);
+        for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) buf0[sslot(i)] = to_shared(scat[start + i]);
         __syncthreads();
         const SElem* res = block_vector_sort(buf0, buf1, m);
         for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) {
-            const GElem e = to_global(res[i]);
+            const GElem e = to_global(res[sslot(i)]);
 #if HAS_VALUES
             write_out(start, i, e.k, e.t, scat_values, keys, values, flip);
 #else
@@ -788,14 +833,14 @@ hybrid_sort_small(Key* keys, Value* values, u32 n, Bits flip, u32 smem_bytes) {
     if (smem_bytes < (u32)SORT_SMEM_BYTES) __trap();
     if (n > CAPACITY) __trap();
     SElem* buf0 = reinterpret_cast<SElem*>(hybrid_smem);
-    SElem* buf1 = buf0 + CAPACITY;
+    SElem* buf1 = buf0 + SORT_SLOTS;
     for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) {
         SElem e;
         e.k = sortlab::flip_bits(keys[i], flip);
 #if HAS_VALUES
         e.t = i;
 #endif
-        buf0[i] = e;
+        buf0[sslot(i)] = e;
     }
     __syncthreads();
 #if HAS_VALUES
@@ -803,16 +848,16 @@ hybrid_sort_small(Key* keys, Value* values, u32 n, Bits flip, u32 smem_bytes) {
     const SElem* res = block_vector_sort(buf0, buf1, n);
     Value v[PER_THREAD];
     u32 c = 0;
-    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) v[c++] = values[res[i].t];
+    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) v[c++] = values[res[sslot(i)].t];
     __syncthreads();
     c = 0;
     for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) {
-        keys[i] = sortlab::key_from_flipped_bits<Key>(res[i].k, flip);
+        keys[i] = sortlab::key_from_flipped_bits<Key>(res[sslot(i)].k, flip);
         values[i] = v[c++];
     }
 #else
     (void)values;
     const SElem* res = block_vector_sort(buf0, buf1, n);
-    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) keys[i] = sortlab::key_from_flipped_bits<Key>(res[i].k, flip);
+    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) keys[i] = sortlab::key_from_flipped_bits<Key>(res[sslot(i)].k, flip);
 #endif
 }

@@ -14,9 +14,10 @@ pub(crate) const THREADS: u32 = 256;
 /// Keys per thread of one count/scatter segment (a warp's segment: 32 × ITEMS keys) and of one
 /// equality-copy chunk (THREADS × ITEMS positions).
 pub(crate) const ITEMS: u32 = 16;
-/// Shared memory of a sorting block: two buffers of the block's capacity (64 KiB, so three
-/// blocks fit a Hopper multiprocessor).
-pub(crate) const SORT_SMEM_BYTES: usize = 64 << 10;
+/// Shared memory of a sorting block's elements before padding: two buffers of the block's
+/// capacity (64 KiB; with one pad slot per thread's range, 66 to 72 KiB, so three blocks fit a
+/// Hopper multiprocessor).
+pub(crate) const SORT_ELEM_BYTES: usize = 64 << 10;
 /// log2 of the paper variant's histogram bins (8192 bins, 8 per bucket; their u32 counters fill 32 KiB of static shared memory).
 pub(crate) const HIST_LOG2: u32 = 13;
 /// The paper's bucket count (1024 buckets: 1023 pivots).
@@ -51,8 +52,15 @@ impl Shape {
         Shape {
             shared_elem,
             global_elem,
-            capacity: SORT_SMEM_BYTES / (2 * shared_elem),
+            capacity: SORT_ELEM_BYTES / (2 * shared_elem),
         }
+    }
+
+    /// Dynamic shared memory of a sorting block (`SORT_SMEM_BYTES` of `hybrid.cu`): two
+    /// buffers of `capacity` elements, each padded by one slot per thread (per `per_thread`
+    /// elements, so that the threads of a warp start their ranges in distinct banks).
+    pub fn sort_shared_bytes(&self) -> usize {
+        2 * (self.capacity + SORT_THREADS as usize) * self.shared_elem
     }
 
     /// Outputs one thread merges per level step (`PER_THREAD` of `hybrid.cu`).
@@ -70,7 +78,7 @@ impl Shape {
         Defines::new()
             .set("SORT_THREADS", SORT_THREADS)
             .set("CAPACITY", self.capacity)
-            .set("SORT_SMEM_BYTES", SORT_SMEM_BYTES)
+            .set("SORT_SMEM_BYTES", self.sort_shared_bytes())
             .set("THREADS", THREADS)
             .set("ITEMS", ITEMS)
             .set("HIST_LOG2", HIST_LOG2)
@@ -234,7 +242,8 @@ mod tests {
         ] {
             let s = Shape::of(k, v);
             assert_eq!(s.capacity, cap, "{k} {v}");
-            assert_eq!(2 * s.capacity * s.shared_elem, SORT_SMEM_BYTES);
+            assert_eq!(2 * s.capacity * s.shared_elem, SORT_ELEM_BYTES);
+            assert!(s.sort_shared_bytes() <= 72 << 10);
             assert!(s.per_thread() >= 4 && s.per_thread().is_power_of_two());
         }
     }

@@ -11,7 +11,7 @@ use sortlab_primitives::{
     SortKey,
 };
 
-use super::plan::{Plan, BLOCKS_PER_SM, SORT_SMEM_BYTES, SORT_THREADS, THREADS};
+use super::plan::{Plan, BLOCKS_PER_SM, SORT_THREADS, THREADS};
 use super::variant::HybridVariant;
 
 /// The hybrid sort kernels (both variants).
@@ -45,7 +45,7 @@ pub(crate) fn sort<K: SortKey>(
     scratch: Option<&DeviceBuffer<u8>>,
 ) -> Result<()> {
     let module = module::<K>(gpu, plan)?;
-    let smem = SORT_SMEM_BYTES as u32;
+    let smem = plan.shape.sort_shared_bytes() as u32;
     let sort_cfg = |blocks: u32| LaunchConfig::linear(blocks, SORT_THREADS).with_shared(smem);
     if plan.small() {
         let (k, cfg) = kernel(&module, "hybrid_sort_small", sort_cfg(1))?;
