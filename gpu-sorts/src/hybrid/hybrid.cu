@@ -847,13 +847,19 @@ hybrid_sort_small(Key* keys, Value* values, u32 n, Bits flip, u32 smem_bytes) {
     // The values, by tag, after everyone has read them.
     const SElem* res = block_vector_sort(buf0, buf1, n);
     Value v[PER_THREAD];
-    u32 c = 0;
-    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) v[c++] = values[res[sslot(i)].t];
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        const u32 i = k * SORT_THREADS + threadIdx.x;
+        if (i < n) v[k] = values[res[sslot(i)].t];
+    }
     __syncthreads();
-    c = 0;
-    for (u32 i = threadIdx.x; i < n; i += SORT_THREADS) {
-        keys[i] = sortlab::key_from_flipped_bits<Key>(res[sslot(i)].k, flip);
-        values[i] = v[c++];
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        const u32 i = k * SORT_THREADS + threadIdx.x;
+        if (i < n) {
+            keys[i] = sortlab::key_from_flipped_bits<Key>(res[sslot(i)].k, flip);
+            values[i] = v[k];
+        }
     }
 #else
     (void)values;

@@ -262,6 +262,6 @@ mod tests {
         assert!(p.sample <= p.n);
         let p = Plan::new(1 << 20, 8, 4, HybridVariant::Paper);
         assert_eq!((p.pivots, p.buckets(), p.sample), (1023, 2047, 0));
-        assert!(p.scratch_bytes() > 2 * 16 << 20);
+        assert!(p.scratch_bytes() > (2 * 16) << 20);
     }
 }

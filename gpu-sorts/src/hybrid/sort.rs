@@ -270,3 +270,21 @@ pub(crate) fn sort<K: SortKey>(
     // this sort writes.
     unsafe { k.launch(cfg, &args) }
 }
+
+#[cfg(test)]
+mod tests {
+    use sortlab_primitives::kernels::kernels_without_dependent_entry;
+
+    /// Every launch is dependent, so every kernel of `hybrid.cu` must wait on its predecessor
+    /// first.
+    #[test]
+    fn every_kernel_waits_on_its_predecessor() {
+        let src = super::HYBRID_SOURCE;
+        assert_eq!(
+            kernels_without_dependent_entry(src.code),
+            Vec::<String>::new(),
+            "{}",
+            src.name
+        );
+    }
+}
