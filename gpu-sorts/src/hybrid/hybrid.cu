@@ -8,6 +8,7 @@
 //   Fast:   hybrid_sample      a sample of s keys at jittered regular positions
 //           hybrid_sort_runs   the sample's runs of CAPACITY keys sorted in shared memory
 //           hybrid_merge_level one level of merging the sample's runs pairwise (global memory)
+//           hybrid_pivots      every 32nd key of the sorted sample: the pivots
 //   hybrid_count         bucket counts (warp-aggregated atomics)
 //   hybrid_scan          exclusive prefix of the counts: bucket starts, and scatter cursors
 //   hybrid_scatter       every key (and value) to its bucket in scratch (atomic cursors)
@@ -584,18 +585,70 @@ hybrid_merge_level(const Bits* src, Bits* dst, u64 s, u64 width) {
 
 // ---- Buckets. ----
 
-// The bucket of ordered bits b among the pivots p_j = pivots[j * stride], j < npivots.
-__device__ __forceinline__ u32 bucket_of(Bits b, const Bits* pivots, u32 npivots, u32 stride) {
-    u32 lo = 0, hi = npivots;
+// The pivots: p_j = pivots[j], j < npivots, and in shared memory every `group`-th of them,
+// coarse[c] = pivots[c * group] for c < ncoarse (ncoarse <= COARSE_MAX): a bucket lookup
+// searches the coarse pivots in shared memory, then at most group - 1 pivots in global memory.
+#ifndef COARSE_MAX
+#define COARSE_MAX 2048
+#endif
+struct Pivots {
+    const Bits* all;
+    u32 count;
+    u32 group;
+    u32 ncoarse;
+    const Bits* coarse;
+};
+
+// Loads the coarse pivots into `coarse` (COARSE_MAX slots of shared memory); every thread of the
+// block calls it.
+__device__ __forceinline__ Pivots load_pivots(const Bits* pivots, u32 npivots, Bits* coarse) {
+    Pivots p;
+    p.all = pivots;
+    p.count = npivots;
+    p.group = (npivots + COARSE_MAX - 1) / COARSE_MAX;
+    if (p.group < 16) p.group = 16;
+    p.ncoarse = (npivots + p.group - 1) / p.group;
+    for (u32 c = threadIdx.x; c < p.ncoarse; c += blockDim.x) coarse[c] = pivots[(u64)c * p.group];
+    __syncthreads();
+    p.coarse = coarse;
+    return p;
+}
+
+// The bucket of ordered bits b (cpu-reference's `bucket_of`): i = #{pivots < b}; 2i + 1 if
+// p_i == b, else 2i.
+__device__ __forceinline__ u32 bucket_of(Bits b, const Pivots& p) {
+    // c = #{coarse < b}: then p_{(c - 1) * group} < b <= p_{c * group}.
+    u32 lo = 0, hi = p.ncoarse;
     while (lo < hi) {
         const u32 mid = (lo + hi) >> 1;
-        if (pivots[(u64)mid * stride] < b) {
+        if (p.coarse[mid] < b) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return 2 * lo + (lo < npivots && pivots[(u64)lo * stride] == b ? 1u : 0u);
+    const u32 c = lo;
+    lo = c > 0 ? (c - 1) * p.group + 1 : 0;
+    hi = c * p.group < p.count ? c * p.group : p.count;
+    while (lo < hi) {
+        const u32 mid = (lo + hi) >> 1;
+        if (p.all[mid] < b) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return 2 * lo + (lo < p.count && p.all[lo] == b ? 1u : 0u);
+}
+
+// Fast: pivots[j] = sample[(j + 1) * stride], j < count (the sorted sample's regular picks,
+// dense so that lookups share cache lines). Grid-strided.
+extern "C" __global__ void __launch_bounds__(THREADS)
+hybrid_pivots(const Bits* sample, u32 stride, u32 count, Bits* pivots) {
+    sortlab::dependent_entry();
+    for (u64 j = (u64)blockIdx.x * THREADS + threadIdx.x; j < count; j += (u64)gridDim.x * THREADS) {
+        pivots[j] = sample[(j + 1) * stride];
+    }
 }
 
 // Segments of 32 * ITEMS consecutive keys, one per warp at a time: key k of a lane is at
@@ -607,8 +660,10 @@ __device__ __forceinline__ u32 bucket_of(Bits b, const Bits* pivots, u32 npivots
 
 // counts[bucket] = keys in the bucket. Grid-strided over segments.
 extern "C" __global__ void __launch_bounds__(THREADS)
-hybrid_count(const Key* keys, u64 n, Bits flip, const Bits* pivots, u32 npivots, u32 pstride, u64* counts) {
+hybrid_count(const Key* keys, u64 n, Bits flip, const Bits* pivots, u32 npivots, u64* counts) {
     sortlab::dependent_entry();
+    __shared__ Bits coarse[COARSE_MAX];
+    const Pivots piv = load_pivots(pivots, npivots, coarse);
     const u64 segments = (n + SEGMENT - 1) / SEGMENT;
     const u64 warps = (u64)gridDim.x * (THREADS / 32);
     const u32 lane = lane_id();
@@ -618,7 +673,7 @@ hybrid_count(const Key* keys, u64 n, Bits flip, const Bits* pivots, u32 npivots,
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const u64 i = base + (u64)k * 32 + lane;
-            b[k] = i < n ? bucket_of(sortlab::flip_bits(keys[i], flip), pivots, npivots, pstride) : NO_BUCKET;
+            b[k] = i < n ? bucket_of(sortlab::flip_bits(keys[i], flip), piv) : NO_BUCKET;
         }
         const u32 b0 = __shfl_sync(0xffffffffu, b[0], 0);
         bool same = true;
@@ -662,9 +717,11 @@ hybrid_scan(const u64* counts, u64 nb, u64* starts, u64* cursors) {
 // Every key to out[cursor of its bucket++] as an element (with values: tagged by its position
 // in the bucket, its value to out_values at the same position). Grid-strided over segments.
 extern "C" __global__ void __launch_bounds__(THREADS)
-hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bits* pivots, u32 npivots, u32 pstride,
+hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bits* pivots, u32 npivots,
                const u64* starts, u64* cursors, GElem* out, Value* out_values) {
     sortlab::dependent_entry();
+    __shared__ Bits coarse[COARSE_MAX];
+    const Pivots piv = load_pivots(pivots, npivots, coarse);
     const u64 segments = (n + SEGMENT - 1) / SEGMENT;
     const u64 warps = (u64)gridDim.x * (THREADS / 32);
     const u32 lane = lane_id();
@@ -681,7 +738,7 @@ hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bit
         for (int k = 0; k < ITEMS; ++k) {
             const u64 i = base + (u64)k * 32 + lane;
             kb[k] = i < n ? sortlab::flip_bits(keys[i], flip) : sortlab::max_bits<Bits>();
-            b[k] = i < n ? bucket_of(kb[k], pivots, npivots, pstride) : NO_BUCKET;
+            b[k] = i < n ? bucket_of(kb[k], piv) : NO_BUCKET;
         }
         const u32 b0 = __shfl_sync(0xffffffffu, b[0], 0);
         bool same = true;

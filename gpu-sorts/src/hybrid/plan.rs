@@ -114,7 +114,7 @@ pub(crate) struct Layout {
     pub counters: Region<u64>,
     pub starts: Region<u64>,
     pub cursors: Region<u64>,
-    /// Paper: the pivots' ordered bits.
+    /// The pivots' ordered bits (dense).
     pub pivots: Region<u8>,
     /// Fast: the sample and its merge buffer (ordered bits).
     pub sample: Region<u8>,

@@ -105,6 +105,7 @@ pub(crate) fn sort<K: SortKey>(
             Some((
                 kernel(&module, "hybrid_sample", stream(plan.sample))?,
                 kernel(&module, "hybrid_sort_runs", sort_cfg(gpu.grid_blocks(runs)))?,
+                kernel(&module, "hybrid_pivots", stream(plan.pivots))?,
                 kernel(
                     &module,
                     "hybrid_merge_level",
@@ -137,8 +138,8 @@ pub(crate) fn sort<K: SortKey>(
     // u64 words; grid-strided.
     unsafe { k.launch(cfg, &args)? };
 
-    // The pivots: (address of the first, count, stride in keys).
-    let (pivots, stride) = if let Some((minmax, histogram, refine)) = paper {
+    // The pivots' address (dense, sorted ordered bits).
+    let pivots = if let Some((minmax, histogram, refine)) = paper {
         let hist = counters.offset(nb);
         let mm = counters.offset(nb + (1 << super::plan::HIST_LOG2));
         let piv = layout.pivots.ptr(scratch);
@@ -165,8 +166,8 @@ pub(crate) fn sort<K: SortKey>(
         // SAFETY: arguments match `hybrid_refine(u64, const u64*, u64*, u32, Bits*)`; one block
         // of THREADS; piv holds plan.pivots keys' bits.
         unsafe { k.launch(cfg, &args)? };
-        (piv.addr(), 1u32)
-    } else if let Some((sample, runs, level)) = fast {
+        piv.addr()
+    } else if let Some((sample, runs, gather, level)) = fast {
         let mut src = layout.sample.ptr(scratch);
         let mut dst = layout.sample_spare.ptr(scratch);
         let s = plan.sample as u64;
@@ -194,8 +195,18 @@ pub(crate) fn sort<K: SortKey>(
             std::mem::swap(&mut src, &mut dst);
             width *= 2;
         }
-        let a = super::plan::OVERSAMPLING;
-        (src.offset(a * plan.key_size).addr(), a as u32)
+        let piv = layout.pivots.ptr(scratch);
+        let (k, cfg) = gather;
+        let mut args = KernelArgs::new();
+        args.ptr(src)
+            .push(super::plan::OVERSAMPLING as u32)
+            .push(plan.pivots as u32)
+            .ptr(piv);
+        // SAFETY: arguments match `hybrid_pivots(const Bits*, u32, u32, Bits*)`; src holds the
+        // sorted sample of (pivots + 1) * OVERSAMPLING keys' bits, so the last pick, pivots *
+        // OVERSAMPLING, is inside it; piv holds plan.pivots bits; grid-strided.
+        unsafe { k.launch(cfg, &args)? };
+        piv.addr()
     } else {
         return Err(Error::InvalidArgument("hybrid sort plan".into()));
     };
@@ -208,11 +219,9 @@ pub(crate) fn sort<K: SortKey>(
         .push(flip)
         .push(pivots)
         .push(npivots)
-        .push(stride)
         .ptr(counts);
-    // SAFETY: arguments match `hybrid_count(const Key*, u64, Bits, const Bits*, u32, u32,
-    // u64*)`; pivot j is at pivots + j * stride keys, inside the pivots or sample region (Fast:
-    // the last at (buckets - 1) * 32 < sample); counts holds the buckets' zeroed words.
+    // SAFETY: arguments match `hybrid_count(const Key*, u64, Bits, const Bits*, u32, u64*)`;
+    // the pivots region holds npivots sorted bits; counts holds the buckets' zeroed words.
     unsafe { k.launch(cfg, &args)? };
     let (k, cfg) = scan;
     let mut args = KernelArgs::new();
@@ -228,13 +237,12 @@ pub(crate) fn sort<K: SortKey>(
         .push(flip)
         .push(pivots)
         .push(npivots)
-        .push(stride)
         .ptr(starts)
         .ptr(cursors)
         .ptr(scattered)
         .push(scattered_values);
     // SAFETY: arguments match `hybrid_scatter(const Key*, const Value*, u64, Bits, const Bits*,
-    // u32, u32, const u64*, u64*, GElem*, Value*)`; the same pivots as the count, so every
+    // u32, const u64*, u64*, GElem*, Value*)`; the same pivots as the count, so every
     // bucket receives exactly its count and every position below n is written once; scattered
     // holds n elements, scattered_values n values (0 for keys only, never touched then).
     unsafe { k.launch(cfg, &args)? };
