@@ -344,7 +344,7 @@ fn host_conveniences() {
 
 /// 2^32 + 5 u32 keys (16 GiB, and 32 GiB of scratch) with each variant, both orders: sorted,
 /// and the same multiset (sum and sum of squares, wrapping). Pairs are not tested this far: a
-/// pair's scratch is 36 bytes (u32 keys and values), past an 80 GiB device at 2^32. Minutes
+/// u32/u32 pair's scratch is 40 bytes, past an 80 GiB device at 2^32. Minutes
 /// long: `scripts/gpu-check` runs the `past_2_pow_32` tests only with `SORTLAB_LARGE=1`; a
 /// device without the memory fails it.
 #[test]

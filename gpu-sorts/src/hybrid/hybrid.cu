@@ -125,22 +125,7 @@ typedef KElem SElem;
 typedef KElem GElem;
 #endif
 
-__device__ __forceinline__ SElem to_shared(const GElem& g) {
-    SElem s;
-    s.k = g.k;
-#if HAS_VALUES
-    s.t = (u32)g.t;
-#endif
-    return s;
-}
-__device__ __forceinline__ GElem to_global(const SElem& s) {
-    GElem g;
-    g.k = s.k;
-#if HAS_VALUES
-    g.t = s.t;
-#endif
-    return g;
-}
+static_assert(sizeof(KElem) == sizeof(Bits), "keys alone: the scatter buffer of bits is the first element buffer");
 
 // Shared memory of the sorting blocks: two buffers of CAPACITY shared elements, each padded by
 // one slot per PER_THREAD elements (SORT_THREADS slots).
@@ -714,11 +699,11 @@ hybrid_scan(const u64* counts, u64 nb, u64* starts, u64* cursors) {
     if (threadIdx.x == 0) starts[nb] = total;
 }
 
-// Every key to out[cursor of its bucket++] as an element (with values: tagged by its position
-// in the bucket, its value to out_values at the same position). Grid-strided over segments.
+// Every key's ordered bits to out[cursor of its bucket++] (and its value to out_values at the
+// same position). Grid-strided over segments.
 extern "C" __global__ void __launch_bounds__(THREADS)
 hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bits* pivots, u32 npivots,
-               const u64* starts, u64* cursors, GElem* out, Value* out_values) {
+               u64* cursors, Bits* out, Value* out_values) {
     sortlab::dependent_entry();
     __shared__ Bits coarse[COARSE_MAX];
     const Pivots piv = load_pivots(pivots, npivots, coarse);
@@ -728,7 +713,6 @@ hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bit
 #if !HAS_VALUES
     (void)values;
     (void)out_values;
-    (void)starts;
 #endif
     for (u64 seg = (u64)blockIdx.x * (THREADS / 32) + threadIdx.x / 32; seg < segments; seg += warps) {
         const u64 base = seg * SEGMENT;
@@ -756,13 +740,10 @@ hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bit
             for (int k = 0; k < ITEMS; ++k) {
                 if (b[k] == NO_BUCKET) continue;
                 const u64 at = pos + (u64)k * 32 + lane;
-                GElem e;
-                e.k = kb[k];
+                out[at] = kb[k];
 #if HAS_VALUES
-                e.t = at - starts[b0];
                 out_values[at] = values[base + (u64)k * 32 + lane];
 #endif
-                out[at] = e;
             }
             continue;
         }
@@ -775,13 +756,10 @@ hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bit
             pos = __shfl_sync(0xffffffffu, pos, leader);
             if (b[k] != NO_BUCKET) {
                 const u64 at = pos + __popc(peers & lanes_below());
-                GElem e;
-                e.k = kb[k];
+                out[at] = kb[k];
 #if HAS_VALUES
-                e.t = at - starts[b[k]];
                 out_values[at] = values[base + (u64)k * 32 + lane];
 #endif
-                out[at] = e;
             }
         }
     }
@@ -804,10 +782,12 @@ __device__ __forceinline__ void write_out(u64 start, u64 i, Bits k, u64 tag, con
 // One block per bucket (the grid is exact): bucket b in scat[starts[b] .. starts[b + 1]) sorted
 // into the caller's keys and values at the same positions. Equality buckets (odd b) are left to
 // hybrid_copy_equal. A bucket of at most CAPACITY keys is sorted in shared memory; a larger one
-// (pivots could not split it) by the vector merge sort in global memory, between scat and spare.
+// (pivots could not split it) by the vector merge sort in global memory, between g0 and g1 (with
+// values: element i of the bucket first copied to g0 with its tag i; keys alone: g0 is scat).
+// An element's tag is its position in the bucket after the scatter, where its value is.
 extern "C" __global__ void __launch_bounds__(SORT_THREADS)
-hybrid_sort_buckets(GElem* scat, GElem* spare, const Value* scat_values, const u64* starts, Key* keys, Value* values,
-                    Bits flip, u32 smem_bytes) {
+hybrid_sort_buckets(Bits* scat, GElem* g0, GElem* g1, const Value* scat_values, const u64* starts, Key* keys,
+                    Value* values, Bits flip, u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)SORT_SMEM_BYTES) __trap();
     const u64 b = blockIdx.x;
@@ -819,11 +799,18 @@ hybrid_sort_buckets(GElem* scat, GElem* spare, const Value* scat_values, const u
         SElem* buf0 = reinterpret_cast<SElem*>(hybrid_smem);
         SElem* buf1 = buf0 + SORT_SLOTS;
         const u32 m = (u32)len;
-        for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) buf0[sslot(i)] = to_shared(scat[start + i]);
+        for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) {
+            SElem e;
+            e.k = scat[start + i];
+#if HAS_VALUES
+            e.t = i;
+#endif
+            buf0[sslot(i)] = e;
+        }
         __syncthreads();
         const SElem* res = block_vector_sort(buf0, buf1, m);
         for (u32 i = threadIdx.x; i < m; i += SORT_THREADS) {
-            const GElem e = to_global(res[sslot(i)]);
+            const SElem e = res[sslot(i)];
 #if HAS_VALUES
             write_out(start, i, e.k, e.t, scat_values, keys, values, flip);
 #else
@@ -832,7 +819,20 @@ hybrid_sort_buckets(GElem* scat, GElem* spare, const Value* scat_values, const u
         }
         return;
     }
-    const GElem* res = block_vector_sort_global(scat + start, spare + start, len);
+#if HAS_VALUES
+    GElem* first = g0 + start;
+    for (u64 i = threadIdx.x; i < len; i += SORT_THREADS) {
+        GElem e;
+        e.k = scat[start + i];
+        e.t = i;
+        first[i] = e;
+    }
+    __syncthreads();
+#else
+    (void)g0;
+    GElem* first = reinterpret_cast<GElem*>(scat) + start;
+#endif
+    const GElem* res = block_vector_sort_global(first, g1 + start, len);
     for (u64 i = threadIdx.x; i < len; i += SORT_THREADS) {
         const GElem e = res[i];
 #if HAS_VALUES
@@ -848,7 +848,7 @@ hybrid_sort_buckets(GElem* scat, GElem* spare, const Value* scat_values, const u
 // the buckets that overlap its chunk, from the last bucket starting at or before the chunk.
 #define CHUNK (THREADS * ITEMS)
 extern "C" __global__ void __launch_bounds__(THREADS)
-hybrid_copy_equal(const GElem* scat, const Value* scat_values, const u64* starts, u64 nb, u64 n, Key* keys,
+hybrid_copy_equal(const Bits* scat, const Value* scat_values, const u64* starts, u64 nb, u64 n, Key* keys,
                   Value* values, Bits flip) {
     sortlab::dependent_entry();
     const u64 c0 = (u64)blockIdx.x * CHUNK;
@@ -871,7 +871,7 @@ hybrid_copy_equal(const GElem* scat, const Value* scat_values, const u64* starts
         const u64 from = s > c0 ? s : c0;
         const u64 to = e < c1 ? e : c1;
         for (u64 i = from + threadIdx.x; i < to; i += THREADS) {
-            keys[i] = sortlab::key_from_flipped_bits<Key>(scat[i].k, flip);
+            keys[i] = sortlab::key_from_flipped_bits<Key>(scat[i], flip);
 #if HAS_VALUES
             values[i] = scat_values[i];
 #endif

@@ -59,7 +59,7 @@
 //! # Performance
 //! Fast, keys alone: one read to sample (n / 64 keys), one read to count, one read and one
 //! scattered write to bucket, one read and one write to sort: 5 passes over the keys (with
-//! values, 2 over the values and a tag per key). Not yet measured: `README.md` beside this
+//! values, a scattered write and a read of them, and a gather inside each bucket). Not yet measured: `README.md` beside this
 //! module has the arithmetic and the table the lead fills.
 //!
 //! # Example
@@ -135,8 +135,9 @@ pub fn scratch_bytes<K: SortKey>(n: usize, opts: &HybridOptions) -> usize {
 }
 
 /// Scratch bytes [`sort_pairs_with_scratch`] needs for `n` pairs of keys `K` and values `V`
-/// under `opts`: as [`scratch_bytes`] with 16-byte elements (key and a u64 tag) and a buffer
-/// of the values (also enough for [`sort_keys_with_scratch`] of the same n).
+/// under `opts`: the scattered keys and values, and two buffers of 16-byte elements (key and
+/// a u64 tag) for buckets past shared memory, besides the bucket arrays and the sample (also
+/// enough for [`sort_keys_with_scratch`] of the same n).
 pub fn scratch_bytes_pairs<K: SortKey, V: SortValue>(n: usize, opts: &HybridOptions) -> usize {
     plan::<K>(n, Some(V::SIZE), opts.variant).map_or(0, |p| p.scratch_bytes())
 }

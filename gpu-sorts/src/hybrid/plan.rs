@@ -34,7 +34,8 @@ pub(crate) struct Shape {
     /// Bytes of a shared-memory element: the key's bits, with values a u32 tag (padded to the
     /// key's alignment).
     pub shared_elem: usize,
-    /// Bytes of a global-memory element: the key's bits, with values a u64 tag.
+    /// Bytes of a global-memory element (a bucket past the capacity): the key's bits, with
+    /// values a u64 tag (padded: 16 bytes).
     pub global_elem: usize,
     /// Keys a block sorts in shared memory: 8192 (4-byte keys), 4096 (4-byte keys with values,
     /// 8-byte keys), 2048 (8-byte keys with values).
@@ -119,10 +120,12 @@ pub(crate) struct Layout {
     /// Fast: the sample and its merge buffer (ordered bits).
     pub sample: Region<u8>,
     pub sample_spare: Region<u8>,
-    /// The scatter's elements, the global merge's second buffer, the scattered values.
+    /// The scatter's keys (ordered bits) and values; the global merge's element buffers (with
+    /// values both; keys alone only the second: the first is `scattered`).
     pub scattered: Region<u8>,
-    pub spare: Region<u8>,
     pub values: Region<u8>,
+    pub first: Region<u8>,
+    pub spare: Region<u8>,
     /// Scratch bytes needed (`usize::MAX` if that overflows).
     pub total: usize,
 }
@@ -204,9 +207,10 @@ impl Plan {
         let sample = l.region::<u8>(self.sample * self.key_size);
         let sample_spare = l.region::<u8>(self.sample * self.key_size);
         let elems = self.n.saturating_mul(self.shape.global_elem);
-        let scattered = l.region::<u8>(elems);
-        let spare = l.region::<u8>(elems);
+        let scattered = l.region::<u8>(self.n.saturating_mul(self.key_size));
         let values = l.region::<u8>(self.n.saturating_mul(self.value_size));
+        let first = l.region::<u8>(if self.value_size > 0 { elems } else { 0 });
+        let spare = l.region::<u8>(elems);
         Some(Layout {
             counters,
             starts,
@@ -215,8 +219,9 @@ impl Plan {
             sample,
             sample_spare,
             scattered,
-            spare,
             values,
+            first,
+            spare,
             total: l.bytes().unwrap_or(usize::MAX),
         })
     }

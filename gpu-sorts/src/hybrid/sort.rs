@@ -125,6 +125,11 @@ pub(crate) fn sort<K: SortKey>(
     let cursors = layout.cursors.ptr(scratch);
     let scattered = layout.scattered.ptr(scratch);
     let spare = layout.spare.ptr(scratch);
+    let first = if plan.value_size > 0 {
+        layout.first.ptr(scratch).addr()
+    } else {
+        0
+    };
     let scattered_values = if plan.value_size > 0 {
         layout.values.ptr(scratch).addr()
     } else {
@@ -237,18 +242,18 @@ pub(crate) fn sort<K: SortKey>(
         .push(flip)
         .push(pivots)
         .push(npivots)
-        .ptr(starts)
         .ptr(cursors)
         .ptr(scattered)
         .push(scattered_values);
     // SAFETY: arguments match `hybrid_scatter(const Key*, const Value*, u64, Bits, const Bits*,
-    // u32, const u64*, u64*, GElem*, Value*)`; the same pivots as the count, so every
-    // bucket receives exactly its count and every position below n is written once; scattered
-    // holds n elements, scattered_values n values (0 for keys only, never touched then).
+    // u32, u64*, Bits*, Value*)`; the same pivots as the count, so every bucket receives
+    // exactly its count and every position below n is written once; scattered holds n keys'
+    // bits, scattered_values n values (0 for keys only, never touched then).
     unsafe { k.launch(cfg, &args)? };
     let (k, cfg) = buckets;
     let mut args = KernelArgs::new();
     args.ptr(scattered)
+        .push(first)
         .ptr(spare)
         .push(scattered_values)
         .ptr(starts)
@@ -256,11 +261,12 @@ pub(crate) fn sort<K: SortKey>(
         .push(values)
         .push(flip)
         .push(smem);
-    // SAFETY: arguments match `hybrid_sort_buckets(GElem*, GElem*, const Value*, const u64*,
-    // Key*, Value*, Bits, u32)`; one block per bucket (exact grid of nb); bucket b reads and
-    // writes only positions starts[b] .. starts[b + 1] of scattered and spare (n elements each)
-    // and writes the same positions of the caller's buffers; SORT_SMEM_BYTES of dynamic shared
-    // memory, asserted in the kernel.
+    // SAFETY: arguments match `hybrid_sort_buckets(Bits*, GElem*, GElem*, const Value*, const
+    // u64*, Key*, Value*, Bits, u32)`; one block per bucket (exact grid of nb); bucket b reads
+    // and writes only positions starts[b] .. starts[b + 1] of scattered (n bits), first (n
+    // elements with values; 0 and unused for keys alone) and spare (n elements), and writes
+    // the same positions of the caller's buffers; SORT_SMEM_BYTES of dynamic shared memory,
+    // asserted in the kernel.
     unsafe { k.launch(cfg, &args)? };
     let (k, cfg) = copy;
     let mut args = KernelArgs::new();
@@ -272,7 +278,7 @@ pub(crate) fn sort<K: SortKey>(
         .push(keys)
         .push(values)
         .push(flip);
-    // SAFETY: arguments match `hybrid_copy_equal(const GElem*, const Value*, const u64*, u64,
+    // SAFETY: arguments match `hybrid_copy_equal(const Bits*, const Value*, const u64*, u64,
     // u64, Key*, Value*, Bits)`; one block per chunk of positions (exact grid), each writing
     // only the positions of its chunk that lie in equality buckets, which no other kernel of
     // this sort writes.
