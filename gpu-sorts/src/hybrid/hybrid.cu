@@ -327,19 +327,23 @@ __device__ __forceinline__ void sort_vectors(const R& buf, I len, I lo, I hi) {
 
 // The vector merge sort of the padded shared buffer buf0 (len <= CAPACITY elements, element i
 // at sslot(i)) by one block of SORT_THREADS, with buf1 as the second buffer; returns the buffer
-// that holds the result. Each thread owns PER_THREAD outputs of every level.
+// that holds the result. Each thread owns the same range of outputs in every level.
 template <typename E>
 __device__ E* block_vector_sort(E* buf0, E* buf1, u32 len) {
     typedef Run<E, u32, PER_THREAD> R;
-    const u32 lo = threadIdx.x * PER_THREAD;
-    sort_vectors(run_of<E, u32, PER_THREAD>(buf0), len, lo, lo + PER_THREAD);
+    // Outputs per thread: PER_THREAD, halved while the block still covers len (fast buckets
+    // hold about half the capacity: every thread then works).
+    u32 per = PER_THREAD;
+    while (per > 4 && (per / 2) * SORT_THREADS >= len) per /= 2;
+    const u32 lo = threadIdx.x * per;
+    sort_vectors(run_of<E, u32, PER_THREAD>(buf0), len, lo, lo + per);
     __syncthreads();
     E* src = buf0;
     E* dst = buf1;
     for (u32 width = 4; width < len; width *= 2) {
         const R s = run_of<E, u32, PER_THREAD>(src);
         const R d = run_of<E, u32, PER_THREAD>(dst);
-        merge_level_range(s, d, len, width, lo, lo + PER_THREAD);
+        merge_level_range(s, d, len, width, lo, lo + per);
         __syncthreads();
         E* t = src;
         src = dst;
