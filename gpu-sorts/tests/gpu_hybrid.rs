@@ -213,7 +213,10 @@ fn sample_positions(n: usize, capacity: usize) -> Vec<usize> {
 
 /// An input crafted against the fast variant's sample: every sampled key is one value, so all
 /// pivots are equal and the keys above and below them form two buckets far past shared memory,
-/// which the vector merge sort in global memory must sort (slowly, but correctly).
+/// which the vector merge sort in global memory must sort (slowly, but correctly). The sample
+/// depends on the capacity (8192 for u32 keys, 4096 for u32 pairs and f64 keys, 2048 for f64
+/// pairs): each input is crafted for one of them (the other forms of `check_sort` then see an
+/// ordinary input).
 #[test]
 #[ignore = "needs a CUDA device"]
 fn fast_oversized_buckets() {
@@ -221,16 +224,25 @@ fn fast_oversized_buckets() {
     let n = 300_007;
     for order in [Order::Ascending, Order::Descending] {
         let opts = options(HybridVariant::Fast, order);
-        let mut k32 = keys::<u32>(n, RANDOM, 5);
-        let mut f64s = keys::<f64>(n, RANDOM, 6);
-        for p in sample_positions(n, 8192) {
-            k32[p] = 1 << 31;
+        for capacity in [8192, 4096] {
+            let mut k32 = keys::<u32>(n, RANDOM, 5);
+            for p in sample_positions(n, capacity) {
+                k32[p] = 1 << 31;
+            }
+            check_sort(&gpu, &k32, &opts, &format!("sample-adversarial {capacity}"));
         }
-        for p in sample_positions(n, 4096) {
-            f64s[p] = 0.5;
+        for capacity in [4096, 2048] {
+            let mut f64s = keys::<f64>(n, RANDOM, 6);
+            for p in sample_positions(n, capacity) {
+                f64s[p] = 0.5;
+            }
+            check_sort(
+                &gpu,
+                &f64s,
+                &opts,
+                &format!("sample-adversarial {capacity}"),
+            );
         }
-        check_sort(&gpu, &k32, &opts, "sample-adversarial");
-        check_sort(&gpu, &f64s, &opts, "sample-adversarial");
     }
 }
 
