@@ -20,9 +20,11 @@
 //   hybrid_sort_small    an input of at most CAPACITY keys, sorted by one block in place
 //
 // Buckets follow cpu-reference's sample sort (`bucket_of`): with P pivots p_0 <= ... <= p_{P-1},
-// a key k with i = #{pivots < k} goes to bucket 2i + 1 if p_i == k (an equality bucket: all its
-// keys equal, never sorted) and to bucket 2i otherwise (keys strictly between p_{i-1} and p_i).
-// Repeated pivots leave empty buckets. 2P + 1 buckets in all.
+// a key k with i = #{pivots < k} goes to bucket 2i if p_i != k (keys strictly between p_{i-1}
+// and p_i), else to an equality bucket (all its keys equal, never sorted): one of 2(i + j) + 1
+// for the r pivots p_i .. p_{i+r-1} equal to k, chosen per warp segment, so that a frequent
+// key's atomics spread over r counters. 2P + 1 buckets in all; the even ones between equal
+// pivots stay empty.
 //
 // The vector merge sort (Sintorn and Assarsson; Inoue et al.'s AA-sort merge): 4-key vectors
 // sorted by a bitonic network, then sorted lists merged pairwise, level by level, as vectors: two
@@ -603,14 +605,15 @@ __device__ __forceinline__ Pivots load_pivots(const Bits* pivots, u32 npivots, B
     return p;
 }
 
-// The bucket of ordered bits b (cpu-reference's `bucket_of`): i = #{pivots < b}; 2i + 1 if
-// p_i == b, else 2i.
-__device__ __forceinline__ u32 bucket_of(Bits b, const Pivots& p) {
-    // c = #{coarse < b}: then p_{(c - 1) * group} < b <= p_{c * group}.
+// #{pivots < b} (or_equal: #{pivots <= b}): the coarse pivots in shared memory narrow the
+// search to at most group - 1 pivots, searched in global memory.
+__device__ __forceinline__ u32 pivot_rank(Bits b, const Pivots& p, bool or_equal) {
+    // c = #{coarse before b}: then p_{(c - 1) * group} is before b and p_{c * group} is not.
     u32 lo = 0, hi = p.ncoarse;
     while (lo < hi) {
         const u32 mid = (lo + hi) >> 1;
-        if (p.coarse[mid] < b) {
+        const Bits x = p.coarse[mid];
+        if (x < b || (or_equal && x == b)) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -621,13 +624,28 @@ __device__ __forceinline__ u32 bucket_of(Bits b, const Pivots& p) {
     hi = c * p.group < p.count ? c * p.group : p.count;
     while (lo < hi) {
         const u32 mid = (lo + hi) >> 1;
-        if (p.all[mid] < b) {
+        const Bits x = p.all[mid];
+        if (x < b || (or_equal && x == b)) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return 2 * lo + (lo < p.count && p.all[lo] == b ? 1u : 0u);
+    return lo;
+}
+
+// The bucket of ordered bits b, read in warp segment `seg` (cpu-reference's `bucket_of`, with
+// repeated pivots put to use): i = #{pivots < b}; 2i if p_i != b. If b equals the r pivots p_i
+// .. p_{i+r-1}, it goes to one of their r equality buckets 2(i + j) + 1, j picked by a hash of
+// the segment: a frequent key (few distinct keys, all equal) spreads its atomics over r
+// counters instead of one, and a whole segment of it still shares one bucket. The count and
+// the scatter read the same segments, so they agree.
+__device__ __forceinline__ u32 bucket_of(Bits b, const Pivots& p, u64 seg) {
+    const u32 i = pivot_rank(b, p, false);
+    if (i >= p.count || p.all[i] != b) return 2 * i;
+    const u32 r = pivot_rank(b, p, true) - i;
+    const u32 j = __umulhi((u32)seg * 2654435761u, r);
+    return 2 * (i + j) + 1;
 }
 
 // Fast: pivots[j] = sample[(j + 1) * stride], j < count (the sorted sample's regular picks,
@@ -662,7 +680,7 @@ hybrid_count(const Key* keys, u64 n, Bits flip, const Bits* pivots, u32 npivots,
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const u64 i = base + (u64)k * 32 + lane;
-            b[k] = i < n ? bucket_of(sortlab::flip_bits(keys[i], flip), piv) : NO_BUCKET;
+            b[k] = i < n ? bucket_of(sortlab::flip_bits(keys[i], flip), piv, seg) : NO_BUCKET;
         }
         const u32 b0 = __shfl_sync(0xffffffffu, b[0], 0);
         bool same = true;
@@ -726,7 +744,7 @@ hybrid_scatter(const Key* keys, const Value* values, u64 n, Bits flip, const Bit
         for (int k = 0; k < ITEMS; ++k) {
             const u64 i = base + (u64)k * 32 + lane;
             kb[k] = i < n ? sortlab::flip_bits(keys[i], flip) : sortlab::max_bits<Bits>();
-            b[k] = i < n ? bucket_of(kb[k], piv) : NO_BUCKET;
+            b[k] = i < n ? bucket_of(kb[k], piv, seg) : NO_BUCKET;
         }
         const u32 b0 = __shfl_sync(0xffffffffu, b[0], 0);
         bool same = true;

@@ -23,8 +23,9 @@
 //!   with values or 8-byte keys; 2048 for 8-byte keys with values) and is sorted there.
 //!
 //! Duplicates (the paper assumes distinct keys): as in the CPU reference's sample sort, a key
-//! equal to a pivot goes to that pivot's equality bucket, which holds one key value and is
-//! copied, never sorted (all-equal input is one equality bucket). Other buckets hold keys
+//! equal to a pivot goes to an equality bucket of that pivot, which holds one key value and is
+//! copied, never sorted (a key repeated among the pivots spreads over their equality buckets,
+//! so that its atomics do not all hit one counter). Other buckets hold keys
 //! strictly between two pivots. A bucket that still exceeds shared memory (the paper's, or an
 //! unlucky sample) is sorted by one block in global memory: bounded time (n log n work), no
 //! recursion, no host round trip. Inputs of at most one block's capacity are sorted by one
