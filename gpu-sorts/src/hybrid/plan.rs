@@ -269,4 +269,33 @@ mod tests {
         assert_eq!((p.pivots, p.buckets(), p.sample), (1023, 2047, 0));
         assert!(p.scratch_bytes() > (2 * 16) << 20);
     }
+
+    /// Host arithmetic the kernels rely on, over many lengths and every shape: the sample fits
+    /// the input (`hybrid_sample`'s step >= 1) and holds the last pivot pick, the pivots fit a
+    /// u32, and the pairs' scratch covers the keys'.
+    #[test]
+    fn plan_invariants() {
+        let mut ns: Vec<usize> = (0..40).map(|k| 1usize << k).collect();
+        ns.extend([2049, 4097, 8193, 12_345, 1_000_007, (1 << 32) + 5, 3 << 33]);
+        for variant in HybridVariant::ALL {
+            for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+                for &n in &ns {
+                    let p = Plan::new(n, k, v, variant);
+                    assert_eq!(p.small(), n <= p.shape.capacity, "{n} {k} {v} {variant}");
+                    if p.small() {
+                        assert_eq!(p.scratch_bytes(), 0);
+                        continue;
+                    }
+                    assert!(p.pivots >= 2 && p.pivots < u32::MAX as usize);
+                    if variant == HybridVariant::Fast {
+                        assert_eq!(p.sample, (p.pivots + 1) * OVERSAMPLING);
+                        assert!(p.sample <= n, "{n} {k} {v}");
+                    }
+                    let keys = Plan::new(n, k, 0, variant).scratch_bytes();
+                    assert!(p.scratch_bytes() >= keys, "{n} {k} {v} {variant}");
+                    assert!(p.scratch_bytes() < usize::MAX);
+                }
+            }
+        }
+    }
 }
