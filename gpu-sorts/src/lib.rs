@@ -10,6 +10,10 @@
 //!   [`bitonic::BitonicVariant::Notes`] and [`bitonic::BitonicVariant::Fast`] (the default,
 //!   any length without padding), keys and key-value pairs, every key type, both orders,
 //!   unstable.
+//! - [`hybrid`]: [`hybrid::HybridVariant::Paper`] (Sintorn and Assarsson: 1024 buckets from
+//!   refined histogram pivots, a vector merge sort per bucket) and
+//!   [`hybrid::HybridVariant::Fast`] (the default: sample pivots, buckets sorted in shared
+//!   memory), keys and key-value pairs, every key type, both orders, unstable.
 //! - [`merge`]: [`merge::MergeVariant::Satish`] (rank merges) and [`merge::MergeVariant::Fast`]
 //!   (the default, merge-path merges), keys and key-value pairs, every key type, both orders,
 //!   stable.
@@ -30,6 +34,7 @@
 #![deny(missing_docs)]
 
 pub mod bitonic;
+pub mod hybrid;
 pub mod merge;
 pub mod quick;
 pub mod radix;
