@@ -7,8 +7,11 @@
 use sortlab_approxsort::{self as approxsort, ApproxOptions};
 use sortlab_cpu_reference as cref;
 use sortlab_gpu_sorts::bitonic::{self, BitonicVariant};
+use sortlab_gpu_sorts::hybrid::{self, HybridVariant};
 use sortlab_gpu_sorts::merge::{self, MergeVariant};
+use sortlab_gpu_sorts::quick::{self, QuickVariant};
 use sortlab_gpu_sorts::radix::{self, RadixVariant};
+use sortlab_gpu_sorts::sample::{self, SampleVariant};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order, Result, SortKey, SortValue};
 
 /// The GPU keys and pairs adapters (`$keys`, `$pairs`) of one variant of a gpu-sorts module
@@ -94,6 +97,42 @@ gpu_variant!(
     merge::MergeOptions,
     MergeVariant::Fast,
     "merge"
+);
+
+gpu_variant!(
+    sample_notes,
+    sample_notes_pairs,
+    sample::SampleOptions,
+    SampleVariant::Notes,
+    "sample-notes"
+);
+gpu_variant!(
+    sample_fast,
+    sample_fast_pairs,
+    sample::SampleOptions,
+    SampleVariant::Fast,
+    "sample"
+);
+gpu_variant!(
+    quick_notes,
+    quick_notes_pairs,
+    quick::QuickOptions,
+    QuickVariant::Notes,
+    "quick-notes"
+);
+gpu_variant!(
+    quick_fast,
+    quick_fast_pairs,
+    quick::QuickOptions,
+    QuickVariant::Fast,
+    "quick"
+);
+gpu_variant!(
+    hybrid_fast,
+    hybrid_fast_pairs,
+    hybrid::HybridOptions,
+    HybridVariant::Fast,
+    "hybrid"
 );
 
 /// A roughsort error as the registry's GPU error.

@@ -1,6 +1,6 @@
 //! The entries, in listing order, and look-up by name.
 
-use sortlab_cpu_reference::{bitonic, merge, radix, sort};
+use sortlab_cpu_reference::{bitonic, merge, radix, sample, sort};
 
 use crate::adapters as ad;
 use crate::algo::{per_key, Algo};
@@ -84,6 +84,39 @@ pub static ALGOS: &[Algo] = &[
         per_key!(GpuSort, ad::bitonic_notes),
         per_pair!(GpuPairs, false, ad::bitonic_notes_pairs),
     ),
+    sample_entry(
+        "sample",
+        "GPU sample sort, the fast variant (256-way splitter tree, equality buckets, block merge sorts); CPU twin: rayon sample sort",
+        true,
+        per_key!(GpuSort, ad::sample_fast),
+        per_pair!(GpuPairs, true, ad::sample_fast_pairs),
+    ),
+    sample_entry(
+        "sample-notes",
+        "GPU sample sort of the course notes (buckets sorted by odd-even transposition)",
+        true,
+        per_key!(GpuSort, ad::sample_notes),
+        per_pair!(GpuPairs, true, ad::sample_notes_pairs),
+    ),
+    quick_entry(
+        "quick",
+        "GPU quicksort (Cederman-Tsigas two-pass partition), the device schedules its rounds; CPU twin: rayon parallel quicksort",
+        per_key!(GpuSort, ad::quick_fast),
+        per_pair!(GpuPairs, false, ad::quick_fast_pairs),
+    ),
+    quick_entry(
+        "quick-notes",
+        "GPU quicksort of the course notes (sizes copied to the host every round)",
+        per_key!(GpuSort, ad::quick_notes),
+        per_pair!(GpuPairs, false, ad::quick_notes_pairs),
+    ),
+    sample_entry(
+        "hybrid",
+        "GPU hybrid sort (Sintorn-Assarsson: sample pivots to buckets, vector merge sort per bucket); CPU twin: rayon sample sort",
+        false,
+        per_key!(GpuSort, ad::hybrid_fast),
+        per_pair!(GpuPairs, false, ad::hybrid_fast_pairs),
+    ),
     Algo::new(
         "roughsort",
         "radius, then k-sorted sort in O(n log k) (GPU windows; CPU Altman-Chlebus)",
@@ -153,6 +186,45 @@ const fn bitonic_entry(
     )
     .with_gpu(gpu)
     .with_cpu_pairs(per_pair!(CpuPairs, false, bitonic::sort_pairs))
+    .with_gpu_pairs(gpu_pairs)
+}
+
+/// A bucketing sort (sample, hybrid) with the rayon sample sort as its CPU twin (keys and
+/// pairs, stable); `stable` says whether the GPU sort is.
+const fn sample_entry(
+    name: &'static str,
+    description: &'static str,
+    stable: bool,
+    gpu: crate::GpuSort,
+    gpu_pairs: crate::GpuPairs,
+) -> Algo {
+    Algo::new(
+        name,
+        description,
+        stable,
+        per_key!(CpuSort, sample::sort_keys),
+    )
+    .with_gpu(gpu)
+    .with_cpu_pairs(per_pair!(CpuPairs, true, sample::sort_pairs))
+    .with_gpu_pairs(gpu_pairs)
+}
+
+/// A quicksort variant: unstable, with rayon's parallel pattern-defeating quicksort as its CPU
+/// twin (keys and pairs).
+const fn quick_entry(
+    name: &'static str,
+    description: &'static str,
+    gpu: crate::GpuSort,
+    gpu_pairs: crate::GpuPairs,
+) -> Algo {
+    Algo::new(
+        name,
+        description,
+        false,
+        per_key!(CpuSort, sort::sort_unstable),
+    )
+    .with_gpu(gpu)
+    .with_cpu_pairs(per_pair!(CpuPairs, false, sort::sort_pairs_unstable))
     .with_gpu_pairs(gpu_pairs)
 }
 

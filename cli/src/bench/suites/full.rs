@@ -1,12 +1,13 @@
-//! `sortlab bench radix | merge | bitonic`: every variant of one family of full GPU sorts
-//! (`gpu-sorts`' [`radix`], [`merge`] and [`bitonic`] modules), keys and pairs, and the family's
-//! rayon twin on the CPU.
+//! `sortlab bench radix | merge | bitonic | sample | quick | hybrid`: every variant of one
+//! family of full GPU sorts (`gpu-sorts`' [`radix`], [`merge`], [`bitonic`], [`sample`],
+//! [`quick`] and [`hybrid`] modules), keys and pairs, and the family's rayon twin on the CPU.
 //!
 //! Rows are named `FAMILY-VARIANT` (`radix-fast`, `merge-satish`, `bitonic-mapping`, ...) on the
-//! GPU and `FAMILY` on the CPU. Radix and merge sorts are stable, and their pairs are checked
-//! stable; bitonic sorts are not, and their pairs are checked as values following their keys.
+//! GPU and `FAMILY` on the CPU. Radix, merge and sample sorts are stable, and their pairs are
+//! checked stable; bitonic, quick and hybrid sorts are not, and their pairs are checked as
+//! values following their keys.
 
-use sortlab_gpu_sorts::{bitonic, merge, radix};
+use sortlab_gpu_sorts::{bitonic, hybrid, merge, quick, radix, sample};
 use sortlab_primitives::{Order, SortValue};
 
 use super::point::{sort_rows, GpuPoint, Out};
@@ -24,6 +25,12 @@ pub enum Family {
     Merge,
     /// [`bitonic::BitonicVariant`]; CPU twin: the rayon bitonic network.
     Bitonic,
+    /// [`sample::SampleVariant`]; CPU twin: the rayon sample sort.
+    Sample,
+    /// [`quick::QuickVariant`]; CPU twin: rayon's parallel quicksort.
+    Quick,
+    /// [`hybrid::HybridVariant`]; CPU twin: the rayon sample sort.
+    Hybrid,
 }
 
 impl Family {
@@ -33,6 +40,9 @@ impl Family {
             Family::Radix => "radix",
             Family::Merge => "merge",
             Family::Bitonic => "bitonic",
+            Family::Sample => "sample",
+            Family::Quick => "quick",
+            Family::Hybrid => "hybrid",
         }
     }
 
@@ -42,6 +52,9 @@ impl Family {
             Family::Radix => radix::RadixVariant::ALL.map(|v| v.name()).to_vec(),
             Family::Merge => merge::MergeVariant::ALL.map(|v| v.name()).to_vec(),
             Family::Bitonic => bitonic::BitonicVariant::ALL.map(|v| v.name()).to_vec(),
+            Family::Sample => sample::SampleVariant::ALL.map(|v| v.name()).to_vec(),
+            Family::Quick => quick::QuickVariant::ALL.map(|v| v.name()).to_vec(),
+            Family::Hybrid => hybrid::HybridVariant::ALL.map(|v| v.name()).to_vec(),
         };
         variants
             .into_iter()
@@ -82,6 +95,9 @@ impl Family {
             Family::Radix => rows!(radix, RadixOptions, RadixVariant, true),
             Family::Merge => rows!(merge, MergeOptions, MergeVariant, true),
             Family::Bitonic => rows!(bitonic, BitonicOptions, BitonicVariant, false),
+            Family::Sample => rows!(sample, SampleOptions, SampleVariant, true),
+            Family::Quick => rows!(quick, QuickOptions, QuickVariant, false),
+            Family::Hybrid => rows!(hybrid, HybridOptions, HybridVariant, false),
         }
         Ok(())
     }
@@ -92,6 +108,8 @@ impl Family {
             Family::Radix => sortlab_cpu_reference::radix::sort_keys,
             Family::Merge => sortlab_cpu_reference::merge::sort_keys,
             Family::Bitonic => sortlab_cpu_reference::bitonic::sort_keys,
+            Family::Sample | Family::Hybrid => sortlab_cpu_reference::sample::sort_keys,
+            Family::Quick => sortlab_cpu_reference::sort::sort_unstable,
         };
         let work = &mut input.to_vec()[..];
         let order = out.ctx.order;
@@ -118,5 +136,8 @@ mod tests {
             Family::Bitonic.gpu_names(),
             ["bitonic-mapping", "bitonic-notes", "bitonic-fast"]
         );
+        assert_eq!(Family::Sample.gpu_names(), ["sample-notes", "sample-fast"]);
+        assert_eq!(Family::Quick.gpu_names(), ["quick-notes", "quick-fast"]);
+        assert_eq!(Family::Hybrid.gpu_names(), ["hybrid-paper", "hybrid-fast"]);
     }
 }
