@@ -10,6 +10,7 @@ use sortlab_primitives::{
 
 use super::plan::{
     Plan, Shape, BUCKETS, CTRL_WORDS, FINAL_THREADS, MAX_LEVELS, NOTES_THREADS, SCAN_TILE,
+    TILE_THREADS,
 };
 use super::variant::SampleVariant;
 
@@ -149,7 +150,7 @@ pub(crate) fn sort<K: SortKey>(gpu: &Gpu, plan: &Plan, flip: K::Bits, at: &Addrs
     let chunk_grid = |chunks: usize| -> Result<LaunchConfig> {
         Ok(LaunchConfig::linear(
             gpu.exact_grid(chunks, "a sample sort level")?,
-            BUCKETS as u32,
+            TILE_THREADS as u32,
         ))
     };
     let scan_grid = |chunks: usize| -> Result<LaunchConfig> {
