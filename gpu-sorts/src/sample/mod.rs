@@ -64,8 +64,12 @@
 //! # Performance
 //! A level reads the keys twice (count, scatter) and writes them once; values are read and
 //! written once. Uniform 2^28 u32 keys take 2 levels and the final sort (about 32 bytes a key
-//! in all, where CUB's merge sort moves 136); `README.md` beside this module has the
-//! arithmetic and the table to fill in. Not measured yet: written without a GPU.
+//! in all, where CUB's merge sort moves 136). On an NVIDIA H200, against CUB's
+//! `DeviceMergeSort` in the same call, the fast sort runs uniform u32 keys at 0.45x (2^24) and
+//! 0.51x (2^28) CUB's speed, u32/u32 pairs at 0.61x (2^28), and full-range u64 keys at 0.47x
+//! `DeviceRadixSort` (2^28): short of the issue's 1.5x and 1.0x. Sorted, reverse and equal
+//! keys are faster than uniform ones. `README.md` beside this module has the arithmetic, the
+//! tables and what bounds them.
 //!
 //! # Example
 //! ```no_run
