@@ -33,6 +33,9 @@
 //! `sortlab-verify`.
 #![deny(missing_docs)]
 
+#[macro_use]
+mod entry;
+
 pub mod bitonic;
 pub mod hybrid;
 pub mod merge;

@@ -145,7 +145,6 @@ pub use variant::BitonicVariant;
 
 use std::sync::Arc;
 
-use sortlab_primitives::runtime::{on_device, on_device_pairs};
 use sortlab_primitives::{
     Defines, DeviceBuffer, Error, Gpu, KernelSource, Module, Result, Scratch, SortKey, SortValue,
 };
@@ -260,7 +259,7 @@ fn check_lengths(keys: usize, values: usize) -> Result<()> {
 
 /// Every entry point's body: sorts `keys` (with `values`) under `opts` and `tuning`, with the
 /// caller's scratch or a new one.
-fn sort_with<K: SortKey, V: SortValue>(
+fn sort_tuned<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<V>>,
@@ -312,133 +311,23 @@ fn sort_with<K: SortKey, V: SortValue>(
     }
 }
 
-/// Sorts `keys` in place with the scratch buffer `scratch` (at least [`scratch_bytes`] bytes).
-///
-/// See the [module documentation](self) for the variants, key types, stability, errors and
-/// performance.
-pub fn sort_keys_with_scratch<K: SortKey>(
+/// The entry points' body under the default tuning.
+fn sort_with<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
     opts: &BitonicOptions,
-    scratch: &mut DeviceBuffer<u8>,
+    scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
-    let no_values = None::<&mut DeviceBuffer<u32>>;
-    let tuning = BitonicTuning::default();
-    sort_with(gpu, keys, no_values, opts, &tuning, Some(scratch))
+    sort_tuned(gpu, keys, values, opts, &BitonicTuning::default(), scratch)
 }
 
-/// Sorts `keys` in place, with `values[i]` moving with `keys[i]`, using the scratch buffer
-/// `scratch` (at least [`scratch_bytes_pairs`] bytes). Unstable.
-///
-/// See the [module documentation](self) for the variants, key types, stability, errors and
-/// performance.
-pub fn sort_pairs_with_scratch<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    values: &mut DeviceBuffer<V>,
-    opts: &BitonicOptions,
-    scratch: &mut DeviceBuffer<u8>,
-) -> Result<()> {
-    let tuning = BitonicTuning::default();
-    sort_with(gpu, keys, Some(values), opts, &tuning, Some(scratch))
-}
-
-/// Sorts `keys` in place on the device with a bitonic network (the variant of `opts`).
-///
-/// # Overview
-/// Allocates [`scratch_bytes`] bytes of scratch (from the stream-ordered pool; none for the
-/// fast sort) and runs [`sort_keys_with_scratch`]. See the [module documentation](self) for
-/// the variants.
-///
-/// # Key types
-/// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`; IEEE total order for floats; both orders.
-///
-/// # Stability
-/// Unstable, which keys alone cannot show: the result equals every other sort's bit for bit.
-///
-/// # Performance
-/// See the [module documentation](self).
-///
-/// # Example
-/// ```no_run
-/// use sortlab_gpu_sorts::bitonic::{self, BitonicOptions};
-/// use sortlab_primitives::{DeviceBuffer, Gpu};
-/// let gpu = Gpu::new(0)?;
-/// let mut keys = DeviceBuffer::from_host(&gpu, &[3i32, -1, 2])?;
-/// bitonic::sort_keys(&gpu, &mut keys, &BitonicOptions::default())?;
-/// assert_eq!(keys.to_host()?, vec![-1, 2, 3]);
-/// # Ok::<(), sortlab_primitives::Error>(())
-/// ```
-pub fn sort_keys<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    opts: &BitonicOptions,
-) -> Result<()> {
-    let no_values = None::<&mut DeviceBuffer<u32>>;
-    sort_with(gpu, keys, no_values, opts, &BitonicTuning::default(), None)
-}
-
-/// Sorts `keys` in place on the device with a bitonic network, with `values[i]` moving with
-/// `keys[i]`.
-///
-/// # Overview
-/// Allocates [`scratch_bytes_pairs`] bytes of scratch (from the stream-ordered pool; none for
-/// the fast sort) and runs [`sort_pairs_with_scratch`]. See the [module documentation](self)
-/// for the variants.
-///
-/// # Key types
-/// Keys: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, IEEE total order for floats, both orders.
-/// Values: any [`SortValue`].
-///
-/// # Stability
-/// Unstable: the values of equal keys may come out in any order.
-///
-/// # Performance
-/// See the [module documentation](self).
-///
-/// # Example
-/// ```no_run
-/// use sortlab_gpu_sorts::bitonic::{self, BitonicOptions};
-/// use sortlab_primitives::{DeviceBuffer, Gpu};
-/// let gpu = Gpu::new(0)?;
-/// let mut keys = DeviceBuffer::from_host(&gpu, &[2u32, 1, 3])?;
-/// let mut values = DeviceBuffer::from_host(&gpu, &[0u64, 1, 2])?;
-/// bitonic::sort_pairs(&gpu, &mut keys, &mut values, &BitonicOptions::default())?;
-/// assert_eq!(values.to_host()?, vec![1, 0, 2]);
-/// # Ok::<(), sortlab_primitives::Error>(())
-/// ```
-pub fn sort_pairs<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    values: &mut DeviceBuffer<V>,
-    opts: &BitonicOptions,
-) -> Result<()> {
-    sort_with(
-        gpu,
-        keys,
-        Some(values),
-        opts,
-        &BitonicTuning::default(),
-        None,
-    )
-}
-
-/// Host convenience: uploads `keys`, sorts them with [`sort_keys`], downloads them.
-pub fn sort_keys_host<K: SortKey>(gpu: &Gpu, keys: &mut [K], opts: &BitonicOptions) -> Result<()> {
-    on_device(gpu, keys, |d| sort_keys(gpu, d, opts))
-}
-
-/// Host convenience: uploads `keys` and `values`, sorts them with [`sort_pairs`], downloads
-/// them.
-pub fn sort_pairs_host<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut [K],
-    values: &mut [V],
-    opts: &BitonicOptions,
-) -> Result<()> {
-    on_device_pairs(gpu, keys, values, "bitonic sort", |k, v| {
-        sort_pairs(gpu, k, v, opts)
-    })
+entry_points! {
+    module: "bitonic",
+    options: BitonicOptions,
+    what: "bitonic sort",
+    keys_stability: "Unstable, which keys alone cannot show: the result equals every other sort's bit for bit.",
+    pairs_stability: "Unstable: the values of equal keys may come out in any order (each stays with its key).",
 }
 
 /// The lengths at which `variant` changes code path or launch shape, for any key and value
@@ -492,7 +381,7 @@ pub mod tuning {
         scratch: Option<&mut DeviceBuffer<u8>>,
     ) -> Result<()> {
         let no_values = None::<&mut DeviceBuffer<u32>>;
-        sort_with(gpu, keys, no_values, opts, tuning, scratch)
+        sort_tuned(gpu, keys, no_values, opts, tuning, scratch)
     }
 
     /// [`super::sort_pairs_with_scratch`] under `tuning` (scratch: `None` allocates
@@ -505,7 +394,7 @@ pub mod tuning {
         tuning: &BitonicTuning,
         scratch: Option<&mut DeviceBuffer<u8>>,
     ) -> Result<()> {
-        sort_with(gpu, keys, Some(values), opts, tuning, scratch)
+        sort_tuned(gpu, keys, Some(values), opts, tuning, scratch)
     }
 }
 

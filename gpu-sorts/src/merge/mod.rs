@@ -87,7 +87,6 @@ pub use options::MergeOptions;
 pub use tiles::MERGE_SOURCE;
 pub use variant::MergeVariant;
 
-use sortlab_primitives::runtime::{on_device, on_device_pairs};
 use sortlab_primitives::{
     Defines, DeviceBuffer, Error, Gpu, KernelSource, Result, Scratch, SortKey, SortValue,
 };
@@ -189,122 +188,12 @@ fn check_lengths(keys: usize, values: usize) -> Result<()> {
     Ok(())
 }
 
-/// Sorts `keys` in place with the scratch buffer `scratch` (at least [`scratch_bytes`] bytes).
-///
-/// See the [module documentation](self) for the variants, key types, stability, errors and
-/// performance.
-pub fn sort_keys_with_scratch<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    opts: &MergeOptions,
-    scratch: &mut DeviceBuffer<u8>,
-) -> Result<()> {
-    let no_values = None::<&mut DeviceBuffer<u32>>;
-    sort_with(gpu, keys, no_values, opts, Some(scratch))
-}
-
-/// Sorts `keys` in place, with `values[i]` moving with `keys[i]`, using the scratch buffer
-/// `scratch` (at least [`scratch_bytes_pairs`] bytes).
-///
-/// See the [module documentation](self) for the variants, key types, stability, errors and
-/// performance.
-pub fn sort_pairs_with_scratch<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    values: &mut DeviceBuffer<V>,
-    opts: &MergeOptions,
-    scratch: &mut DeviceBuffer<u8>,
-) -> Result<()> {
-    sort_with(gpu, keys, Some(values), opts, Some(scratch))
-}
-
-/// Sorts `keys` in place on the device, stably, by the variant of `opts`.
-///
-/// # Overview
-/// Allocates [`scratch_bytes`] bytes of scratch (from the stream-ordered pool; none for one
-/// tile) and runs [`sort_keys_with_scratch`]. See the [module documentation](self).
-///
-/// # Key types
-/// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`; IEEE total order for floats; both orders.
-///
-/// # Stability
-/// Stable (not observable for keys alone).
-///
-/// # Performance
-/// See the [module documentation](self).
-///
-/// # Example
-/// ```no_run
-/// use sortlab_gpu_sorts::merge::{self, MergeOptions};
-/// use sortlab_primitives::{DeviceBuffer, Gpu};
-/// let gpu = Gpu::new(0)?;
-/// let mut keys = DeviceBuffer::from_host(&gpu, &[3i32, -1, 2])?;
-/// merge::sort_keys(&gpu, &mut keys, &MergeOptions::default())?;
-/// assert_eq!(keys.to_host()?, vec![-1, 2, 3]);
-/// # Ok::<(), sortlab_primitives::Error>(())
-/// ```
-pub fn sort_keys<K: SortKey>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    opts: &MergeOptions,
-) -> Result<()> {
-    let no_values = None::<&mut DeviceBuffer<u32>>;
-    sort_with(gpu, keys, no_values, opts, None)
-}
-
-/// Sorts `keys` in place on the device, stably, with `values[i]` moving with `keys[i]`.
-///
-/// # Overview
-/// Allocates [`scratch_bytes_pairs`] bytes of scratch (from the stream-ordered pool; none for
-/// one tile) and runs [`sort_pairs_with_scratch`]. See the [module documentation](self).
-///
-/// # Key types
-/// Keys: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, IEEE total order for floats, both orders.
-/// Values: any [`SortValue`].
-///
-/// # Stability
-/// Stable in both orders: values of equal keys keep their input order (so a descending sort
-/// is not the reverse of an ascending one).
-///
-/// # Performance
-/// See the [module documentation](self).
-///
-/// # Example
-/// ```no_run
-/// use sortlab_gpu_sorts::merge::{self, MergeOptions};
-/// use sortlab_primitives::{DeviceBuffer, Gpu};
-/// let gpu = Gpu::new(0)?;
-/// let mut keys = DeviceBuffer::from_host(&gpu, &[2u32, 1, 2, 1])?;
-/// let mut values = DeviceBuffer::from_host(&gpu, &[0u64, 1, 2, 3])?;
-/// merge::sort_pairs(&gpu, &mut keys, &mut values, &MergeOptions::default())?;
-/// assert_eq!(values.to_host()?, vec![1, 3, 0, 2]);
-/// # Ok::<(), sortlab_primitives::Error>(())
-/// ```
-pub fn sort_pairs<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    values: &mut DeviceBuffer<V>,
-    opts: &MergeOptions,
-) -> Result<()> {
-    sort_with(gpu, keys, Some(values), opts, None)
-}
-
-/// Host convenience: uploads `keys`, sorts them with [`sort_keys`], downloads them.
-pub fn sort_keys_host<K: SortKey>(gpu: &Gpu, keys: &mut [K], opts: &MergeOptions) -> Result<()> {
-    on_device(gpu, keys, |d| sort_keys(gpu, d, opts))
-}
-
-/// Host convenience: uploads `keys` and `values`, sorts them with [`sort_pairs`], downloads
-/// them.
-pub fn sort_pairs_host<K: SortKey, V: SortValue>(
-    gpu: &Gpu,
-    keys: &mut [K],
-    values: &mut [V],
-    opts: &MergeOptions,
-) -> Result<()> {
-    on_device_pairs(gpu, keys, values, "merge sort", |k, v| {
-        sort_pairs(gpu, k, v, opts)
-    })
+entry_points! {
+    module: "merge",
+    options: MergeOptions,
+    what: "merge sort",
+    keys_stability: "Stable (not observable for keys alone).",
+    pairs_stability: "Stable in both orders: values of equal keys keep their input order (so a descending sort is not the reverse of an ascending one).",
 }
 
 /// The lengths at which `variant` changes code path or level count, for any key and value
