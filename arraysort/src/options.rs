@@ -1,9 +1,6 @@
 //! [`ArrayOptions`] and [`ArrayVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::{Order, ParseNameError};
+use sortlab_primitives::Order;
 
 /// Which many-arrays sort runs: the paper's GPU-ArraySort and the tagged baseline it is
 /// measured against, kept faithful for comparison, and a fast segmented sort, the default.
@@ -29,43 +26,11 @@ pub enum ArrayVariant {
     Fast,
 }
 
-impl ArrayVariant {
-    /// Every variant, the paper's first.
-    pub const ALL: [ArrayVariant; 3] = [
-        ArrayVariant::Paper,
-        ArrayVariant::Tagged,
-        ArrayVariant::Fast,
-    ];
-
-    /// Short name: `"paper"`, `"tagged"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ArrayVariant::Paper => "paper",
-            ArrayVariant::Tagged => "tagged",
-            ArrayVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for ArrayVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for ArrayVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ArrayVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "arraysort variant",
-                given: s.to_string(),
-                known: ArrayVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    ArrayVariant,
+    "arraysort variant",
+    [Paper => "paper", Tagged => "tagged", Fast => "fast"]
+);
 
 /// How the arrays are sorted: order, stability of pairs, and the variant.
 ///

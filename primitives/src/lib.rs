@@ -23,6 +23,7 @@ mod error;
 pub mod kernels;
 mod key;
 pub mod key_map;
+mod names;
 pub mod reduce;
 pub mod runtime;
 pub mod scan;

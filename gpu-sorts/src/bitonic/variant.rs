@@ -1,10 +1,5 @@
 //! [`BitonicVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which bitonic sort runs: the two published kernels, kept faithful for comparison, and a
 /// fast default.
 ///
@@ -29,43 +24,11 @@ pub enum BitonicVariant {
     Fast,
 }
 
-impl BitonicVariant {
-    /// Every variant, the published ones first.
-    pub const ALL: [BitonicVariant; 3] = [
-        BitonicVariant::Mapping,
-        BitonicVariant::Notes,
-        BitonicVariant::Fast,
-    ];
-
-    /// Short name: `"mapping"`, `"notes"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BitonicVariant::Mapping => "mapping",
-            BitonicVariant::Notes => "notes",
-            BitonicVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for BitonicVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for BitonicVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        BitonicVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "bitonic variant",
-                given: s.to_string(),
-                known: BitonicVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    BitonicVariant,
+    "bitonic variant",
+    [Mapping => "mapping", Notes => "notes", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {

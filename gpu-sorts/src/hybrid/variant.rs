@@ -1,10 +1,5 @@
 //! [`HybridVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which hybrid sort runs: Sintorn and Assarsson's, kept faithful for comparison, and a fast
 /// default with buckets sized for shared memory.
 ///
@@ -25,38 +20,11 @@ pub enum HybridVariant {
     Fast,
 }
 
-impl HybridVariant {
-    /// Every variant, the paper's first.
-    pub const ALL: [HybridVariant; 2] = [HybridVariant::Paper, HybridVariant::Fast];
-
-    /// Short name: `"paper"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            HybridVariant::Paper => "paper",
-            HybridVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for HybridVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for HybridVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HybridVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "hybrid variant",
-                given: s.to_string(),
-                known: HybridVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    HybridVariant,
+    "hybrid variant",
+    [Paper => "paper", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,5 @@
 //! [`MergeVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which merge sort runs: Satish, Harris and Garland's, kept faithful for comparison, and a fast
 /// default with merge-path partitioning.
 ///
@@ -28,38 +23,11 @@ pub enum MergeVariant {
     Fast,
 }
 
-impl MergeVariant {
-    /// Every variant, the paper's first.
-    pub const ALL: [MergeVariant; 2] = [MergeVariant::Satish, MergeVariant::Fast];
-
-    /// Short name: `"satish"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            MergeVariant::Satish => "satish",
-            MergeVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for MergeVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for MergeVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        MergeVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "merge variant",
-                given: s.to_string(),
-                known: MergeVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    MergeVariant,
+    "merge variant",
+    [Satish => "satish", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,5 @@
 //! [`QuickVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which GPU quicksort runs: the course notes' host-driven one, kept for comparison, and a fast
 /// default that schedules itself on the device.
 ///
@@ -26,38 +21,11 @@ pub enum QuickVariant {
     Fast,
 }
 
-impl QuickVariant {
-    /// Every variant, the notes' first.
-    pub const ALL: [QuickVariant; 2] = [QuickVariant::Notes, QuickVariant::Fast];
-
-    /// Short name: `"notes"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            QuickVariant::Notes => "notes",
-            QuickVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for QuickVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for QuickVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        QuickVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "quicksort variant",
-                given: s.to_string(),
-                known: QuickVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    QuickVariant,
+    "quicksort variant",
+    [Notes => "notes", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {

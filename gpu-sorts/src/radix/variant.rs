@@ -1,10 +1,5 @@
 //! [`RadixVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which radix sort runs: the two of Satish, Harris and Garland's paper, kept faithful for
 /// comparison, and a fast default of the Onesweep kind.
 ///
@@ -29,43 +24,11 @@ pub enum RadixVariant {
     Fast,
 }
 
-impl RadixVariant {
-    /// Every variant, the paper's first.
-    pub const ALL: [RadixVariant; 3] = [
-        RadixVariant::OneBit,
-        RadixVariant::Satish,
-        RadixVariant::Fast,
-    ];
-
-    /// Short name: `"onebit"`, `"satish"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RadixVariant::OneBit => "onebit",
-            RadixVariant::Satish => "satish",
-            RadixVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for RadixVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for RadixVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RadixVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "radix variant",
-                given: s.to_string(),
-                known: RadixVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    RadixVariant,
+    "radix variant",
+    [OneBit => "onebit", Satish => "satish", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,5 @@
 //! [`SampleVariant`].
 
-use std::fmt;
-use std::str::FromStr;
-
-use sortlab_primitives::ParseNameError;
-
 /// Which sample sort runs: the course notes' per-bucket sort, kept for the reproduction, and a
 /// fast default.
 ///
@@ -24,38 +19,11 @@ pub enum SampleVariant {
     Fast,
 }
 
-impl SampleVariant {
-    /// Every variant, the paper's (the notes') first.
-    pub const ALL: [SampleVariant; 2] = [SampleVariant::Notes, SampleVariant::Fast];
-
-    /// Short name: `"notes"`, `"fast"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SampleVariant::Notes => "notes",
-            SampleVariant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for SampleVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for SampleVariant {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SampleVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| ParseNameError {
-                what: "sample variant",
-                given: s.to_string(),
-                known: SampleVariant::ALL.map(|v| v.name()).join(", "),
-            })
-    }
-}
+sortlab_primitives::named_variants!(
+    SampleVariant,
+    "sample variant",
+    [Notes => "notes", Fast => "fast"]
+);
 
 #[cfg(test)]
 mod tests {
