@@ -119,9 +119,10 @@ impl LaunchConfig {
         self
     }
     /// The same launch as a programmatic dependent launch (compute capability 9.0 and later,
-    /// where [`Gpu::dependent_launch`] is on; elsewhere an ordinary launch): the kernel may be
-    /// scheduled while the kernel before it on the stream is still running, which hides its
-    /// launch behind that kernel's last blocks (a few microseconds a launch). The kernel must
+    /// where [`Gpu::dependent_launch`](crate::Gpu::dependent_launch) is on; elsewhere an
+    /// ordinary launch): the kernel may be scheduled while the kernel before it on the stream
+    /// is still running, which hides its launch behind that kernel's last blocks (a few
+    /// microseconds a launch). The kernel must
     /// call `sortlab::grid_dependency_wait()` (`sortlab/grid/grid_dependency.cuh`) in every
     /// thread before it touches memory that earlier work uses, and before exiting: that is part
     /// of the safety contract of [`Kernel::launch`].
