@@ -1,5 +1,5 @@
-//! The public entry points that every comparison sort module of this crate exposes the same
-//! way, written once: [`entry_points!`].
+//! The public entry points and options that every comparison sort module of this crate exposes
+//! the same way, written once: [`entry_points!`] and [`sort_options!`].
 
 /// Defines the six public entry points of a sort module over the module's private
 /// `sort_with(gpu, keys, values: Option<&mut DeviceBuffer<V>>, opts, scratch: Option<&mut
@@ -154,6 +154,59 @@ macro_rules! entry_points {
             ::sortlab_primitives::runtime::on_device_pairs(gpu, keys, values, $what, |k, v| {
                 sort_pairs(gpu, k, v, opts)
             })
+        }
+    };
+}
+
+/// Defines a sort module's options struct: `order` and `variant` fields, `Default` (ascending,
+/// the variant enum's default), `with_order` and `with_variant`, with their documentation and a
+/// doc test.
+///
+/// - `options`, `variant`: the struct to define and the module's variant enum;
+/// - `module`, `what`: the module's name as the example imports it, and the sort's name;
+/// - `other`: a variant other than the default, for the example.
+macro_rules! sort_options {
+    (
+        options: $opts:ident,
+        variant: $variant:ident,
+        module: $module:literal,
+        what: $what:literal,
+        other: $other:ident $(,)?
+    ) => {
+        #[doc = concat!("How the ", $what, " runs: order and variant.")]
+        ///
+        #[doc = concat!("`Default` sorts ascending with [`", stringify!($variant), "`]'s default.")]
+        ///
+        /// # Example
+        #[doc = concat!(
+            "```\n",
+            "use sortlab_gpu_sorts::", $module, "::{", stringify!($opts), ", ", stringify!($variant), "};\n",
+            "use sortlab_primitives::Order;\n",
+            "let opts = ", stringify!($opts), "::default().with_order(Order::Descending);\n",
+            "assert_eq!(opts.variant, ", stringify!($variant), "::default());\n",
+            "let other = ", stringify!($opts), "::default().with_variant(", stringify!($variant), "::", stringify!($other), ");\n",
+            "assert_eq!(other.order, Order::Ascending);\n",
+            "```"
+        )]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $opts {
+            /// Ascending or descending (IEEE total order for floats, as `f32::total_cmp`).
+            pub order: ::sortlab_primitives::Order,
+            /// Which sort runs.
+            pub variant: $variant,
+        }
+
+        impl $opts {
+            /// The same options in `order`.
+            pub fn with_order(mut self, order: ::sortlab_primitives::Order) -> Self {
+                self.order = order;
+                self
+            }
+            /// The same options with `variant`.
+            pub fn with_variant(mut self, variant: $variant) -> Self {
+                self.variant = variant;
+                self
+            }
         }
     };
 }
