@@ -36,84 +36,107 @@ pub static ALGOS: &[Algo] = &[
         per_key!(CpuSort, sort::sort_unstable_seq),
     )
     .with_cpu_pairs(per_pair!(CpuPairs, false, sort::sort_pairs_unstable_seq)),
-    radix_entry(
+    gpu_entry(
         "radix",
         "GPU LSD radix sort, the fast variant (onesweep); CPU twin: rayon radix sort",
+        true,
+        RADIX,
         per_key!(GpuSort, ad::radix_fast),
         per_pair!(GpuPairs, true, ad::radix_fast_pairs),
     ),
-    radix_entry(
+    gpu_entry(
         "radix-satish",
         "GPU 4-bit blocked radix sort (Satish, Harris, Garland)",
+        true,
+        RADIX,
         per_key!(GpuSort, ad::radix_satish),
         per_pair!(GpuPairs, true, ad::radix_satish_pairs),
     ),
-    radix_entry(
+    gpu_entry(
         "radix-onebit",
         "GPU 1-bit split radix sort (CUDPP style)",
+        true,
+        RADIX,
         per_key!(GpuSort, ad::radix_onebit),
         per_pair!(GpuPairs, true, ad::radix_onebit_pairs),
     ),
-    merge_entry(
+    gpu_entry(
         "merge",
         "GPU merge sort, the fast variant (merge-path partitions); CPU twin: rayon merge sort",
+        true,
+        MERGE,
         per_key!(GpuSort, ad::merge_fast),
         per_pair!(GpuPairs, true, ad::merge_fast_pairs),
     ),
-    merge_entry(
+    gpu_entry(
         "merge-satish",
         "GPU merge sort by ranks (Satish, Harris, Garland)",
+        true,
+        MERGE,
         per_key!(GpuSort, ad::merge_satish),
         per_pair!(GpuPairs, true, ad::merge_satish_pairs),
     ),
-    bitonic_entry(
+    gpu_entry(
         "bitonic",
         "GPU bitonic sort, the fast variant (shared-memory tiles, fused global steps)",
+        false,
+        BITONIC,
         per_key!(GpuSort, ad::bitonic_fast),
         per_pair!(GpuPairs, false, ad::bitonic_fast_pairs),
     ),
-    bitonic_entry(
+    gpu_entry(
         "bitonic-mapping",
         "GPU bitonic sort of the bitonic sorting report (index mapping, atomic exchange)",
+        false,
+        BITONIC,
         per_key!(GpuSort, ad::bitonic_mapping),
         per_pair!(GpuPairs, false, ad::bitonic_mapping_pairs),
     ),
-    bitonic_entry(
+    gpu_entry(
         "bitonic-notes",
         "GPU bitonic sort of the course notes (one (j, k) launch per step)",
+        false,
+        BITONIC,
         per_key!(GpuSort, ad::bitonic_notes),
         per_pair!(GpuPairs, false, ad::bitonic_notes_pairs),
     ),
-    sample_entry(
+    gpu_entry(
         "sample",
         "GPU sample sort, the fast variant (256-way splitter tree, equality buckets, block merge sorts); CPU twin: rayon sample sort",
         true,
+        SAMPLE,
         per_key!(GpuSort, ad::sample_fast),
         per_pair!(GpuPairs, true, ad::sample_fast_pairs),
     ),
-    sample_entry(
+    gpu_entry(
         "sample-notes",
         "GPU sample sort of the course notes (buckets sorted by odd-even transposition)",
         true,
+        SAMPLE,
         per_key!(GpuSort, ad::sample_notes),
         per_pair!(GpuPairs, true, ad::sample_notes_pairs),
     ),
-    quick_entry(
+    gpu_entry(
         "quick",
         "GPU quicksort (Cederman-Tsigas two-pass partition), the device schedules its rounds; CPU twin: rayon parallel quicksort",
+        false,
+        QUICK,
         per_key!(GpuSort, ad::quick_fast),
         per_pair!(GpuPairs, false, ad::quick_fast_pairs),
     ),
-    quick_entry(
+    gpu_entry(
         "quick-notes",
         "GPU quicksort of the course notes (sizes copied to the host every round)",
+        false,
+        QUICK,
         per_key!(GpuSort, ad::quick_notes),
         per_pair!(GpuPairs, false, ad::quick_notes_pairs),
     ),
-    sample_entry(
+    gpu_entry(
         "hybrid",
         "GPU hybrid sort (Sintorn-Assarsson: sample pivots to buckets, vector merge sort per bucket); CPU twin: rayon sample sort",
         false,
+        SAMPLE,
         per_key!(GpuSort, ad::hybrid_fast),
         per_pair!(GpuPairs, false, ad::hybrid_fast_pairs),
     ),
@@ -144,88 +167,51 @@ pub static ALGOS: &[Algo] = &[
     .with_gpu_pairs(per_pair!(GpuPairs, false, ad::approx_refine_pairs_gpu)),
 ];
 
-/// A radix variant: stable, with the rayon radix sort as its CPU twin (keys and pairs).
-const fn radix_entry(
-    name: &'static str,
-    description: &'static str,
-    gpu: crate::GpuSort,
-    gpu_pairs: crate::GpuPairs,
-) -> Algo {
-    Algo::new(name, description, true, per_key!(CpuSort, radix::sort_keys))
-        .with_gpu(gpu)
-        .with_cpu_pairs(per_pair!(CpuPairs, true, radix::sort_pairs))
-        .with_gpu_pairs(gpu_pairs)
+/// A GPU sort's CPU twin: its keys and pairs entry points.
+struct Twin {
+    keys: crate::CpuSort,
+    pairs: crate::CpuPairs,
 }
 
-/// A merge sort variant: stable, with the rayon merge sort as its CPU twin (keys and pairs).
-const fn merge_entry(
-    name: &'static str,
-    description: &'static str,
-    gpu: crate::GpuSort,
-    gpu_pairs: crate::GpuPairs,
-) -> Algo {
-    Algo::new(name, description, true, per_key!(CpuSort, merge::sort_keys))
-        .with_gpu(gpu)
-        .with_cpu_pairs(per_pair!(CpuPairs, true, merge::sort_pairs))
-        .with_gpu_pairs(gpu_pairs)
-}
+/// The radix variants' twin: the rayon radix sort (stable).
+const RADIX: Twin = Twin {
+    keys: per_key!(CpuSort, radix::sort_keys),
+    pairs: per_pair!(CpuPairs, true, radix::sort_pairs),
+};
+/// The merge variants' twin: the rayon merge sort (stable).
+const MERGE: Twin = Twin {
+    keys: per_key!(CpuSort, merge::sort_keys),
+    pairs: per_pair!(CpuPairs, true, merge::sort_pairs),
+};
+/// The bitonic variants' twin: the rayon bitonic network (unstable).
+const BITONIC: Twin = Twin {
+    keys: per_key!(CpuSort, bitonic::sort_keys),
+    pairs: per_pair!(CpuPairs, false, bitonic::sort_pairs),
+};
+/// The bucketing sorts' twin (sample, hybrid): the rayon sample sort (stable).
+const SAMPLE: Twin = Twin {
+    keys: per_key!(CpuSort, sample::sort_keys),
+    pairs: per_pair!(CpuPairs, true, sample::sort_pairs),
+};
+/// The quicksorts' twin: rayon's parallel pattern-defeating quicksort (unstable).
+const QUICK: Twin = Twin {
+    keys: per_key!(CpuSort, sort::sort_unstable),
+    pairs: per_pair!(CpuPairs, false, sort::sort_pairs_unstable),
+};
 
-/// A bitonic variant: unstable, with the rayon bitonic network as its CPU twin (keys and
-/// pairs).
-const fn bitonic_entry(
-    name: &'static str,
-    description: &'static str,
-    gpu: crate::GpuSort,
-    gpu_pairs: crate::GpuPairs,
-) -> Algo {
-    Algo::new(
-        name,
-        description,
-        false,
-        per_key!(CpuSort, bitonic::sort_keys),
-    )
-    .with_gpu(gpu)
-    .with_cpu_pairs(per_pair!(CpuPairs, false, bitonic::sort_pairs))
-    .with_gpu_pairs(gpu_pairs)
-}
-
-/// A bucketing sort (sample, hybrid) with the rayon sample sort as its CPU twin (keys and
-/// pairs, stable); `stable` says whether the GPU sort is.
-const fn sample_entry(
+/// A GPU sort (keys and pairs; `stable`: whether the GPU sort is) with its CPU `twin`.
+const fn gpu_entry(
     name: &'static str,
     description: &'static str,
     stable: bool,
+    twin: Twin,
     gpu: crate::GpuSort,
     gpu_pairs: crate::GpuPairs,
 ) -> Algo {
-    Algo::new(
-        name,
-        description,
-        stable,
-        per_key!(CpuSort, sample::sort_keys),
-    )
-    .with_gpu(gpu)
-    .with_cpu_pairs(per_pair!(CpuPairs, true, sample::sort_pairs))
-    .with_gpu_pairs(gpu_pairs)
-}
-
-/// A quicksort variant: unstable, with rayon's parallel pattern-defeating quicksort as its CPU
-/// twin (keys and pairs).
-const fn quick_entry(
-    name: &'static str,
-    description: &'static str,
-    gpu: crate::GpuSort,
-    gpu_pairs: crate::GpuPairs,
-) -> Algo {
-    Algo::new(
-        name,
-        description,
-        false,
-        per_key!(CpuSort, sort::sort_unstable),
-    )
-    .with_gpu(gpu)
-    .with_cpu_pairs(per_pair!(CpuPairs, false, sort::sort_pairs_unstable))
-    .with_gpu_pairs(gpu_pairs)
+    Algo::new(name, description, stable, twin.keys)
+        .with_gpu(gpu)
+        .with_cpu_pairs(twin.pairs)
+        .with_gpu_pairs(gpu_pairs)
 }
 
 /// The registered algorithm called `name`.
