@@ -160,25 +160,7 @@ fn sort_with<K: SortKey, V: SortValue>(
     opts: &QuickOptions,
     scratch: Option<&mut DeviceBuffer<u8>>,
 ) -> Result<()> {
-    if let Some(v) = &values {
-        check_lengths(keys.len(), v.len())?;
-    }
-    let value = values.as_ref().map(|_| V::SIZE);
-    let Some(p) = plan::<K>(keys.len(), value, opts.variant) else {
-        return Ok(());
-    };
-    let need = p.scratch_bytes();
-    let scratch = if need > 0 {
-        Some(Scratch::get(gpu, scratch, need, "the quicksort")?)
-    } else {
-        None
-    };
-    let at = Addrs {
-        keys: keys.ptr().addr(),
-        values: values.map_or(0, |v| v.ptr().addr()),
-        scratch: scratch.as_ref().map(|s| s.buffer()),
-    };
-    run::sort::<K>(gpu, &p, opts.order.flip::<K::Bits>(), &at)
+    sort_rounds(gpu, keys, values, opts, scratch, None)
 }
 
 /// Sorts `keys` and `values` as [`sort_pairs`] does, but with at most `rounds` partition
@@ -192,18 +174,35 @@ pub fn sort_pairs_with_round_limit<K: SortKey, V: SortValue>(
     opts: &QuickOptions,
     rounds: u32,
 ) -> Result<()> {
-    check_lengths(keys.len(), values.len())?;
+    sort_rounds(gpu, keys, Some(values), opts, None, Some(rounds))
+}
+
+/// [`sort_with`] under the round limit `rounds` (`None`: the plan's own).
+fn sort_rounds<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    opts: &QuickOptions,
+    scratch: Option<&mut DeviceBuffer<u8>>,
+    rounds: Option<u32>,
+) -> Result<()> {
+    if let Some(v) = &values {
+        check_lengths(keys.len(), v.len())?;
+    }
     if keys.len() < 2 {
         return Ok(());
     }
-    let p = Plan::with_rounds(keys.len(), K::SIZE, V::SIZE, opts.variant, Some(rounds));
-    let scratch = match p.scratch_bytes() {
-        0 => None,
-        need => Some(Scratch::get(gpu, None, need, "the quicksort")?),
+    let value = values.as_ref().map_or(0, |_| V::SIZE);
+    let p = Plan::with_rounds(keys.len(), K::SIZE, value, opts.variant, rounds);
+    let need = p.scratch_bytes();
+    let scratch = if need > 0 {
+        Some(Scratch::get(gpu, scratch, need, "the quicksort")?)
+    } else {
+        None
     };
     let at = Addrs {
         keys: keys.ptr().addr(),
-        values: values.ptr().addr(),
+        values: values.map_or(0, |v| v.ptr().addr()),
         scratch: scratch.as_ref().map(|s| s.buffer()),
     };
     run::sort::<K>(gpu, &p, opts.order.flip::<K::Bits>(), &at)
