@@ -65,6 +65,21 @@ pub enum Error {
     /// The operation is not supported for these arguments or on this device.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// The NCCL library could not be loaded (or lacks a symbol sortlab needs), so nothing can
+    /// run across several GPUs; one-GPU paths are unaffected.
+    #[error("NCCL is not available: {reason}")]
+    NcclUnavailable {
+        /// Why NCCL could not be loaded.
+        reason: String,
+    },
+    /// An NCCL call failed (or a peer rank of a collective operation failed).
+    #[error("NCCL error in {call}: {message}")]
+    Nccl {
+        /// The NCCL call (or sortlab operation) that failed.
+        call: &'static str,
+        /// NCCL's description of the failure.
+        message: String,
+    },
     /// An internal invariant of sortlab did not hold: a bug, never a consequence of the input.
     #[error("internal error (a sortlab bug, please report it): {0}")]
     Internal(String),

@@ -39,4 +39,5 @@ pub use runtime::{
     KernelScalar, KernelSource, LaunchConfig, Module, Policy, Region, Scratch, ScratchLayout,
     SCRATCH_ALIGN,
 };
+pub use runtime::{Communicator, GpuGroup, NcclUniqueId};
 pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};
