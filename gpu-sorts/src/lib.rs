@@ -17,6 +17,10 @@
 //! - [`merge`]: [`merge::MergeVariant::Satish`] (rank merges) and [`merge::MergeVariant::Fast`]
 //!   (the default, merge-path merges), keys and key-value pairs, every key type, both orders,
 //!   stable.
+//! - [`multi`]: a sort across several GPUs of one host (or several processes) through NCCL:
+//!   local radix sorts, sample splitters with ties split by (rank, position), one grouped
+//!   all-to-all, merges of the received runs; device-resident shares or host memory, keys and
+//!   key-value pairs, every key type, both orders, stable.
 //! - [`quick`]: [`quick::QuickVariant::Notes`] (host-planned rounds, the course notes') and
 //!   [`quick::QuickVariant::Fast`] (the default, the device schedules itself): Cederman and
 //!   Tsigas's two-pass three-way partition, keys and key-value pairs, every key type, both
@@ -39,6 +43,7 @@ mod entry;
 pub mod bitonic;
 pub mod hybrid;
 pub mod merge;
+pub mod multi;
 pub mod quick;
 pub mod radix;
 pub mod sample;

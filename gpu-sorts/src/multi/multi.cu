@@ -1,0 +1,115 @@
+// multi.cu: the device side of one rank of the multi-GPU sort (gpu-sorts/src/multi).
+//   multi_samples  the ordered bits (in the sort's order, widened to u64) of every `step`-th key
+//                  of the rank's sorted share: its regular samples, all-gathered through NCCL;
+//   multi_cuts     per splitter, a binary search of the sorted share within the window that the
+//                  samples bracket: the first position whose key is not below (or, `upper`, not
+//                  at or below) the splitter's bits;
+//   multi_merge    one stable merge of two adjacent sorted runs A = [a_begin, a_begin + a_len)
+//                  and B = [a_begin + a_len, ... + b_len) of the received keys (and values) into
+//                  the same range of the output: MULTI_ITEMS outputs per thread, each thread's
+//                  first output's merge-path split by binary search in global memory, then a
+//                  serial merge; ties take from A (the lower rank), so the merge is stable.
+//
+// Keys are compared as ordered bits XOR the order's flip word (sortlab::flip_bits), so a
+// descending sort is an ascending sort of the complemented bits. Positions are u64. Every kernel
+// is a grid-stride loop, so any grid size is correct. None is launched dependent.
+//
+// Defines:
+//   KEY_T, KEY_BITS_T, VALUE_T, HAS_VALUES   the shared vocabulary (key_defines.cuh)
+//   MULTI_THREADS   threads per block of every kernel (a multiple of 32)
+//   MULTI_ITEMS     outputs per thread of multi_merge
+#include "sortlab/thread/key_bits.cuh"
+#include "sortlab/thread/key_defines.cuh"
+#include "sortlab/thread/types.cuh"
+
+#ifndef MULTI_THREADS
+#define MULTI_THREADS 256
+#endif
+#ifndef MULTI_ITEMS
+#define MULTI_ITEMS 8
+#endif
+
+static_assert(MULTI_THREADS >= 32 && MULTI_THREADS <= 1024 && MULTI_THREADS % 32 == 0,
+              "MULTI_THREADS must be a multiple of 32 from 32 to 1024");
+static_assert(MULTI_ITEMS >= 1, "MULTI_ITEMS must be positive");
+
+typedef KEY_T Key;
+typedef KEY_BITS_T Bits;
+typedef VALUE_T Value;
+
+__device__ __forceinline__ Bits bits_of(Key k, Bits flip) { return sortlab::flip_bits<Key>(k, flip); }
+
+// out[j] = bits of keys[j * step], j < count.
+extern "C" __global__ void __launch_bounds__(MULTI_THREADS)
+multi_samples(const Key* keys, u64 step, u64 count, u64* out, Bits flip) {
+    const u64 stride = (u64)gridDim.x * MULTI_THREADS;
+    for (u64 j = (u64)blockIdx.x * MULTI_THREADS + threadIdx.x; j < count; j += stride) {
+        out[j] = (u64)bits_of(keys[j * step], flip);
+    }
+}
+
+// queries: `count` records of 4 u64 words (bits, lo, hi, upper); cuts[q] = the first position p
+// in [lo, hi) with !(bits(keys[p]) < b) (upper: !(bits(keys[p]) <= b)), or hi if none.
+extern "C" __global__ void __launch_bounds__(MULTI_THREADS)
+multi_cuts(const Key* keys, const u64* queries, u64 count, u64* cuts, Bits flip) {
+    const u64 stride = (u64)gridDim.x * MULTI_THREADS;
+    for (u64 q = (u64)blockIdx.x * MULTI_THREADS + threadIdx.x; q < count; q += stride) {
+        const Bits b = (Bits)queries[4 * q];
+        u64 lo = queries[4 * q + 1];
+        u64 hi = queries[4 * q + 2];
+        const bool upper = queries[4 * q + 3] != 0;
+        while (lo < hi) {
+            const u64 mid = lo + ((hi - lo) >> 1);
+            const Bits x = bits_of(keys[mid], flip);
+            const bool below = upper ? (x <= b) : (x < b);
+            if (below) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        cuts[q] = lo;
+    }
+}
+
+// Merges runs A and B of keys_in (values_in) into the same positions of keys_out (values_out).
+// Values pointers are unused (may be null) when HAS_VALUES is 0.
+extern "C" __global__ void __launch_bounds__(MULTI_THREADS)
+multi_merge(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 a_begin,
+            u64 a_len, u64 b_len, Bits flip) {
+    const Key* a = keys_in + a_begin;
+    const Key* b = a + a_len;
+    const u64 total = a_len + b_len;
+    const u64 chunks = (total + MULTI_ITEMS - 1) / MULTI_ITEMS;
+    const u64 stride = (u64)gridDim.x * MULTI_THREADS;
+    for (u64 c = (u64)blockIdx.x * MULTI_THREADS + threadIdx.x; c < chunks; c += stride) {
+        const u64 diag = c * MULTI_ITEMS;
+        // The number of A's keys among the first `diag` outputs (merge path; ties from A).
+        u64 lo = diag > b_len ? diag - b_len : 0;
+        u64 hi = diag < a_len ? diag : a_len;
+        while (lo < hi) {
+            const u64 mid = (lo + hi) >> 1;
+            if (bits_of(b[diag - 1 - mid], flip) < bits_of(a[mid], flip)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        u64 i = lo;
+        u64 j = diag - lo;
+        const u64 end = diag + MULTI_ITEMS < total ? diag + MULTI_ITEMS : total;
+        for (u64 o = diag; o < end; ++o) {
+            const bool take_a = j >= b_len || (i < a_len && !(bits_of(b[j], flip) < bits_of(a[i], flip)));
+            const u64 src = take_a ? i : a_len + j;
+            keys_out[a_begin + o] = keys_in[a_begin + src];
+#if HAS_VALUES
+            values_out[a_begin + o] = values_in[a_begin + src];
+#endif
+            if (take_a) {
+                ++i;
+            } else {
+                ++j;
+            }
+        }
+    }
+}
