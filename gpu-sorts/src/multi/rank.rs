@@ -134,20 +134,29 @@ fn check<K: SortKey, V: SortValue>(
     Ok(())
 }
 
-/// A copy of `keys` (and `values`) sorted on this rank's GPU by the stable radix sort.
+/// A copy of `keys` (and `values`) on `comm`'s GPU, sorted there by the stable radix sort.
+///
+/// Everything a rank does runs on its communicator's stream; the caller's buffers may belong
+/// to another [`sortlab_primitives::Gpu`] handle of the same device (another stream), so their
+/// pending work is waited for first.
 fn sort_copy<K: SortKey, V: SortValue>(
+    comm: &Communicator,
     keys: &DeviceBuffer<K>,
     values: Option<&DeviceBuffer<V>>,
     opts: &MultiOptions,
 ) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
-    let gpu = keys.gpu();
+    let gpu = comm.gpu();
     let radix_opts = RadixOptions::default().with_order(opts.order);
-    let mut k = keys.try_clone()?;
+    keys.gpu().synchronize()?;
+    let mut k = DeviceBuffer::<K>::alloc(gpu, keys.len())?;
+    k.copy_from_device(keys)?;
     let v = match values {
         Some(v) => {
-            let mut v = v.try_clone()?;
-            radix::sort_pairs(gpu, &mut k, &mut v, &radix_opts)?;
-            Some(v)
+            v.gpu().synchronize()?;
+            let mut copy = DeviceBuffer::<V>::alloc(gpu, v.len())?;
+            copy.copy_from_device(v)?;
+            radix::sort_pairs(gpu, &mut k, &mut copy, &radix_opts)?;
+            Some(copy)
         }
         None => {
             radix::sort_keys(gpu, &mut k, &radix_opts)?;
@@ -181,7 +190,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     let mut times = MultiTimes::default();
     if g == 1 {
         let (keys, values) = checked?;
-        let (k, v) = sort_copy(keys, values, opts)?;
+        let (k, v) = sort_copy(comm, keys, values, opts)?;
         times.local_sort = lap(comm, opts.timed, &mut clock)?;
         return Ok(Outcome {
             report: MultiReport {
@@ -220,7 +229,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     // 2. The local sort and its regular samples.
     let local = (|| {
         let module = kernels::module::<K>(comm.gpu(), value)?;
-        let (k, v) = sort_copy(keys, values, opts)?;
+        let (k, v) = sort_copy(comm, keys, values, opts)?;
         let mut s = DeviceBuffer::<u64>::alloc(comm.gpu(), counts[me])?;
         kernels::samples(&module, &k, step, counts[me], &mut s, 0, flip)?;
         let host = s.to_host()?;

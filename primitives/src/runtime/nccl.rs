@@ -281,8 +281,9 @@ fn decode_version(v: u32) -> (u32, u32, u32) {
 pub struct NcclUniqueId(pub [u8; ID_BYTES]);
 
 impl NcclUniqueId {
-    /// A fresh id from `ncclGetUniqueId` (which also starts NCCL's bootstrap listener in this
-    /// process: the process that makes the id must take part in the clique, as a rank).
+    /// A fresh id from `ncclGetUniqueId`. That also starts NCCL's bootstrap root in this
+    /// process, which the ranks contact when they join: the process that makes the id must
+    /// live until every rank has joined (it need not be a rank itself).
     ///
     /// # Errors
     /// [`Error::NcclUnavailable`] without the library; [`Error::Nccl`] if NCCL fails (no
