@@ -33,8 +33,14 @@ pub(crate) fn sample_count(len: usize, step: usize) -> usize {
 }
 
 /// The bound on the keys any rank holds after the sort of `n` keys over `ranks` ranks with
-/// `oversampling`: `ceil(n / ranks) + (ranks + 1) * (step - 1)`, where `step` is
-/// [`sample_step`] (never more than `n`).
+/// `oversampling`: `ceil(n / ranks) + (ranks + 1) * (step - 1)`, where `step`, the sample
+/// step, is `max(1, ceil(n / (ranks * oversampling)))` (never more than `n`).
+///
+/// ```
+/// use sortlab_gpu_sorts::multi::max_share;
+/// assert_eq!(max_share(1000, 4, 1024), 250); // step 1: an exact split
+/// assert_eq!(max_share(1 << 30, 4, 1024), (1 << 28) + 5 * ((1 << 18) - 1));
+/// ```
 pub fn max_share(n: usize, ranks: usize, oversampling: usize) -> usize {
     let ranks = ranks.max(1);
     let step = sample_step(n, ranks, oversampling);
