@@ -223,13 +223,22 @@ mod tests {
                 }
             }
             let (mut i, mut j) = (lo, diag - lo);
+            let mut ka = if i < a_len { a[i] } else { (0, 0) };
+            let mut kb = if j < b_len { b[j] } else { (0, 0) };
             for o in diag..(diag + ITEMS).min(total) {
-                let take_a = j >= b_len || (i < a_len && b[j].0 >= a[i].0);
-                out[a_begin + o] = if take_a { a[i] } else { b[j] };
+                let take_a = j >= b_len || (i < a_len && kb.0 >= ka.0);
                 if take_a {
+                    out[a_begin + o] = ka;
                     i += 1;
+                    if i < a_len {
+                        ka = a[i];
+                    }
                 } else {
+                    out[a_begin + o] = kb;
                     j += 1;
+                    if j < b_len {
+                        kb = b[j];
+                    }
                 }
             }
         }

@@ -97,18 +97,26 @@ multi_merge(const Key* keys_in, const Value* values_in, Key* keys_out, Value* va
         }
         u64 i = lo;
         u64 j = diag - lo;
+        // The heads of both runs, as ordered bits, in registers: each output loads one key.
+        Bits ka = i < a_len ? bits_of(a[i], flip) : (Bits)0;
+        Bits kb = j < b_len ? bits_of(b[j], flip) : (Bits)0;
         const u64 end = diag + MULTI_ITEMS < total ? diag + MULTI_ITEMS : total;
         for (u64 o = diag; o < end; ++o) {
-            const bool take_a = j >= b_len || (i < a_len && !(bits_of(b[j], flip) < bits_of(a[i], flip)));
-            const u64 src = take_a ? i : a_len + j;
-            keys_out[a_begin + o] = keys_in[a_begin + src];
-#if HAS_VALUES
-            values_out[a_begin + o] = values_in[a_begin + src];
-#endif
+            const bool take_a = j >= b_len || (i < a_len && !(kb < ka));
             if (take_a) {
+                keys_out[a_begin + o] = sortlab::key_from_flipped_bits<Key>(ka, flip);
+#if HAS_VALUES
+                values_out[a_begin + o] = values_in[a_begin + i];
+#endif
                 ++i;
+                if (i < a_len) ka = bits_of(a[i], flip);
             } else {
+                keys_out[a_begin + o] = sortlab::key_from_flipped_bits<Key>(kb, flip);
+#if HAS_VALUES
+                values_out[a_begin + o] = values_in[a_begin + a_len + j];
+#endif
                 ++j;
+                if (j < b_len) kb = bits_of(b[j], flip);
             }
         }
     }

@@ -234,8 +234,11 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
         kernels::samples(&module, &k, step, counts[me], &mut s, 0, flip)?;
         let host = s.to_host()?;
         Ok((module, k, v, host))
-    })();
-    times.local_sort = lap(comm, opts.timed, &mut clock)?;
+    })()
+    .and_then(|l| {
+        times.local_sort = lap(comm, opts.timed, &mut clock)?;
+        Ok(l)
+    });
     let local_words = local.as_ref().map(|l| l.3.as_slice());
     let gathered = gather(comm, local_words, width, "sorting locally")?;
     let (module, sorted_keys, sorted_values, _) = local?;
@@ -301,7 +304,12 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
             None => None,
         };
         Ok((k, v))
-    })();
+    })()
+    .and_then(|r| {
+        // Before the status all-gather: no rank may leave between it and the all-to-all.
+        times.splitters = lap(comm, opts.timed, &mut clock)?;
+        Ok(r)
+    });
     gather(
         comm,
         recv.as_ref().map(|_| &[][..]),
@@ -309,7 +317,6 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
         "allocating receive buffers",
     )?;
     let (mut recv_keys, mut recv_values) = recv?;
-    times.splitters = lap(comm, opts.timed, &mut clock)?;
     comm.all_to_all_v(
         &sorted_keys,
         &send_counts,
