@@ -101,6 +101,23 @@ impl GpuGroup {
     }
 }
 
+impl Drop for GpuGroup {
+    /// Destroys the communicators concurrently, one thread each: recent NCCL versions make
+    /// `ncclCommDestroy` wait for the clique's other ranks, so destroying them one after the
+    /// other from one thread could wait forever.
+    fn drop(&mut self) {
+        let comms = std::mem::take(&mut self.comms);
+        if comms.len() <= 1 {
+            return;
+        }
+        std::thread::scope(|s| {
+            for comm in comms {
+                s.spawn(move || drop(comm));
+            }
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

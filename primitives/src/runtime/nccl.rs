@@ -388,6 +388,10 @@ fn raw_words<T: DeviceCopy>(count: usize) -> (usize, c_int) {
 /// live on this rank's GPU before it enqueues anything; NCCL failures are [`Error::Nccl`].
 /// What NCCL cannot see locally, it cannot check: a receive count that differs from the
 /// peer's send count is undefined (a hang or garbage), so callers exchange counts first.
+///
+/// Dropping a communicator calls `ncclCommDestroy`, which recent NCCL versions make wait for
+/// the clique's other ranks: drop the ranks of one process concurrently (as
+/// [`crate::runtime::GpuGroup`] does), or leave with [`Communicator::abort`].
 pub struct Communicator {
     gpu: Gpu,
     rank: usize,
