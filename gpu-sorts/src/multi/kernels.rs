@@ -16,6 +16,8 @@ pub const MULTI_SOURCE: KernelSource = KernelSource::new("multi.cu", include_str
 const THREADS: u32 = 256;
 /// Outputs per thread of `multi_merge`.
 const ITEMS: usize = 8;
+/// Outputs per merge-path split of `multi_merge_partition` (`MERGE_TILE` of `multi.cu`).
+const TILE: usize = THREADS as usize * ITEMS;
 /// Resident blocks per multiprocessor a grid-stride launch aims for.
 const PER_SM: u32 = 8;
 
@@ -155,7 +157,9 @@ pub(crate) fn merge_runs<K: SortKey, V: SortValue>(
             runs.iter().sum::<usize>()
         )));
     }
+    let partition = module.kernel("multi_merge_partition")?;
     let kernel = module.kernel("multi_merge")?;
+    let splits = DeviceBuffer::<u64>::alloc(&gpu, n.div_ceil(TILE) + 1)?;
     let mut spare_keys = DeviceBuffer::<K>::alloc(&gpu, n)?;
     let mut spare_values = match &values {
         Some(_) => Some(DeviceBuffer::<V>::alloc(&gpu, n)?),
@@ -167,6 +171,21 @@ pub(crate) fn merge_runs<K: SortKey, V: SortValue>(
         let mut begin = 0usize;
         for pair in runs.chunks(2) {
             let (a, b) = (pair[0], pair.get(1).copied().unwrap_or(0));
+            let tiles = (a + b).div_ceil(TILE);
+            let part_cfg = grid(&gpu, tiles + 1);
+            partition.check(&part_cfg)?;
+            let mut args = KernelArgs::new();
+            args.ptr(src_k.ptr())
+                .push(begin as u64)
+                .push(a as u64)
+                .push(b as u64)
+                .ptr(splits.ptr())
+                .push(tiles as u64)
+                .push(flip);
+            // SAFETY: arguments match `multi_merge_partition(const Key*, u64, u64, u64, u64*,
+            // u64, Bits)`; begin + a + b <= n (the runs sum to n); splits holds
+            // n / TILE + 1 >= tiles + 1 words.
+            unsafe { partition.launch(part_cfg, &args)? };
             let cfg = grid(&gpu, (a + b).div_ceil(ITEMS));
             kernel.check(&cfg)?;
             let mut args = KernelArgs::new();
@@ -177,11 +196,13 @@ pub(crate) fn merge_runs<K: SortKey, V: SortValue>(
                 .push(begin as u64)
                 .push(a as u64)
                 .push(b as u64)
+                .ptr(splits.ptr())
                 .push(flip);
             // SAFETY: arguments match `multi_merge(const Key*, const Value*, Key*, Value*, u64,
-            // u64, u64, Bits)`; begin + a + b <= n for every pair (the runs sum to n), src and
-            // spare are distinct buffers of n keys (and values, or null pointers for keys
-            // only, which the kernel does not touch).
+            // u64, u64, const u64*, Bits)`; begin + a + b <= n for every pair (the runs sum to
+            // n), src and spare are distinct buffers of n keys (and values, or null pointers
+            // for keys only, which the kernel does not touch); the splits of this pair were
+            // written by the partition launch just before, on the same stream.
             unsafe { kernel.launch(cfg, &args)? };
             next.push(a + b);
             begin += a + b;
@@ -195,7 +216,7 @@ pub(crate) fn merge_runs<K: SortKey, V: SortValue>(
 
 #[cfg(test)]
 mod tests {
-    use super::ITEMS;
+    use super::{ITEMS, THREADS, TILE};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -211,9 +232,7 @@ mod tests {
         let a = &input[a_begin..a_begin + a_len];
         let b = &input[a_begin + a_len..a_begin + a_len + b_len];
         let total = a_len + b_len;
-        for c in 0..total.div_ceil(ITEMS) {
-            let diag = c * ITEMS;
-            let (mut lo, mut hi) = (diag.saturating_sub(b_len), diag.min(a_len));
+        let split = |diag: usize, mut lo: usize, mut hi: usize| {
             while lo < hi {
                 let mid = (lo + hi) >> 1;
                 if b[diag - 1 - mid].0 < a[mid].0 {
@@ -222,7 +241,30 @@ mod tests {
                     lo = mid + 1;
                 }
             }
-            let (mut i, mut j) = (lo, diag - lo);
+            lo
+        };
+        // multi_merge_partition
+        let tiles = total.div_ceil(TILE);
+        let splits: Vec<usize> = (0..=tiles)
+            .map(|t| {
+                let diag = (t * TILE).min(total);
+                split(diag, diag.saturating_sub(b_len), diag.min(a_len))
+            })
+            .collect();
+        // multi_merge
+        for c in 0..total.div_ceil(ITEMS) {
+            let diag = c * ITEMS;
+            let t = c / THREADS as usize;
+            let d0 = t * TILE;
+            let d1 = (d0 + TILE).min(total);
+            let (a0, a1) = (splits[t], splits[t + 1]);
+            let (b0, b1) = (d0 - a0, d1 - a1);
+            let lo = diag.saturating_sub(b1).max(a0);
+            let hi = diag.saturating_sub(b0).min(a1);
+            assert!(lo <= hi && hi <= a_len && lo + b_len >= diag);
+            let s = split(diag, lo, hi);
+            assert_eq!(s, split(diag, diag.saturating_sub(b_len), diag.min(a_len)));
+            let (mut i, mut j) = (s, diag - s);
             let mut ka = if i < a_len { a[i] } else { (0, 0) };
             let mut kb = if j < b_len { b[j] } else { (0, 0) };
             for o in diag..(diag + ITEMS).min(total) {
@@ -248,12 +290,14 @@ mod tests {
     fn merge_twin_is_a_stable_merge() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for _ in 0..300 {
-            let (a_len, b_len) = (rng.gen_range(0..70), rng.gen_range(0..70));
+            let big = rng.gen_bool(0.2);
+            let max = if big { 3 * TILE } else { 70 };
+            let (a_len, b_len) = (rng.gen_range(0..max), rng.gen_range(0..max));
             let off = rng.gen_range(0..5);
             let range = rng.gen_range(1..6);
             let mut run = |len: usize, tag: usize| {
                 let mut r: Vec<(u32, usize)> = (0..len)
-                    .map(|p| (rng.gen_range(0..range), tag * 1000 + p))
+                    .map(|p| (rng.gen_range(0..range), tag * 1_000_000 + p))
                     .collect();
                 r.sort_by_key(|x| x.0);
                 r

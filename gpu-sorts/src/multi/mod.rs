@@ -23,8 +23,9 @@
 //!    one grouped all-to-all (`ncclGroupStart`, a send and a receive per peer, `ncclGroupEnd`)
 //!    moves the keys, and another the values.
 //! 5. **Merge**: each rank received G sorted runs, in rank order; merge-path merges of pairs of
-//!    runs (`multi_merge`, ceil(log2 G) levels, ties from the lower rank) make them one, stably.
-//!    The merges search and merge in global memory (no shared-memory staging): a first version.
+//!    runs (`multi_merge_partition` + `multi_merge`, ceil(log2 G) levels, ties from the lower
+//!    rank) make them one, stably. The merges search and merge in global memory (no
+//!    shared-memory staging): a first version.
 //!
 //! Before each NCCL step the ranks all-gather a status word, so that a rank that fails
 //! locally (a bad argument, out of memory) stops every rank at the same step with an error
