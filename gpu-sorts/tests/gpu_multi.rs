@@ -429,3 +429,34 @@ fn multi_kernels_compile_with_nvrtc() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `MultiOptions::in_place`: the same results without the copy of each share.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn in_place_sorts_the_same() {
+    let g = Gpu::device_count().unwrap_or(0).clamp(1, 4);
+    let group = group(g);
+    for n in [0, 1, g - 1, 1000, 1_000_003] {
+        for pattern in [
+            Pattern::FullRange,
+            Pattern::FewDistinct,
+            Pattern::Descending,
+        ] {
+            for uneven in [false, true] {
+                let lens = share_lens(n, g, uneven);
+                let opts = MultiOptions::default().with_in_place(true);
+                let what = format!("in place G={g} n={n} {pattern} {lens:?}");
+                let input: Vec<u64> = generate(pattern, n, 11);
+                check_sort(&group, &input, &lens, &opts, &what);
+                let input: Vec<f32> = generate(pattern, n, 12);
+                check_sort(
+                    &group,
+                    &input,
+                    &lens,
+                    &opts.with_order(Order::Descending),
+                    &what,
+                );
+            }
+        }
+    }
+}

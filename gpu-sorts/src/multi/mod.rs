@@ -6,7 +6,8 @@
 //! is the stable sort of the concatenated input. The steps, each rank on its own thread (one
 //! scoped thread per GPU of a [`GpuGroup`]) or its own process ([`sort_keys_rank`]):
 //! 1. **Local sort**: each rank sorts a copy of its share with the stable radix sort
-//!    ([`crate::radix`]), so the caller's buffers stay untouched until the end.
+//!    ([`crate::radix`]), so the caller's buffers stay untouched until the end (or, with
+//!    [`MultiOptions::in_place`] and in the host-memory entry points, the share itself).
 //! 2. **Samples**: each rank takes the keys at positions `0, s, 2s, ...` of its sorted share,
 //!    with the step `s = ceil(n / (G * oversampling))` the same on every rank (so every sample
 //!    stands for at most `s` keys, whatever the shares' lengths), and all ranks all-gather them
@@ -59,13 +60,14 @@
 //! as [`Error::Nccl`] (a rank that stops because a peer failed reports that as `Error::Nccl`
 //! naming the peer; the group entry points return the failing rank's own error). On every
 //! error the caller's shares are unchanged: the sorted shares replace them only when every
-//! rank succeeded.
+//! rank succeeded (with [`MultiOptions::in_place`], an error after the local sort leaves each
+//! share sorted, the same keys and values in another order).
 //!
 //! # Performance
 //! Each key crosses between GPUs at most once (in the exchange): (G - 1) / G of them on
 //! average for random inputs, `(key + value bytes) * n * (G - 1) / G` over NVLink or PCIe in
 //! all. Per rank, the device moves the radix sort's traffic over n / G keys, a copy of the
-//! share, the exchange, and 2 × ceil(log2 G) merge passes over the received keys; the sample,
+//! share (none in place), the exchange, and 2 × ceil(log2 G) merge passes over the received keys; the sample,
 //! cut and count steps move a few KiB (one synchronisation each). Memory per rank: the input,
 //! its sorted copy and the radix sort's scratch, then the sorted copy and the received keys,
 //! then the received keys and the merge's second buffer: about 3 times the share (plus the
@@ -106,7 +108,7 @@ use sortlab_primitives::{
     Defines, DeviceBuffer, Error, KernelSource, Order, Result, SortKey, SortValue,
 };
 
-use rank::{Failure, Outcome};
+use rank::{Failure, Outcome, Share};
 
 /// Every kernel source of the multi-GPU sort (for compile checks).
 pub const SOURCES: [KernelSource; 1] = [MULTI_SOURCE];
@@ -134,7 +136,7 @@ pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, 
 
 /// How a multi-GPU sort runs.
 ///
-/// `Default`: ascending, oversampling 1024, untimed.
+/// `Default`: ascending, oversampling 1024, untimed, the input shares left as they are.
 ///
 /// ```
 /// use sortlab_gpu_sorts::multi::MultiOptions;
@@ -154,6 +156,11 @@ pub struct MultiOptions {
     /// Whether to time the steps ([`MultiReport::times`]): the ranks synchronise their streams
     /// at the end of each step, which costs a little.
     pub timed: bool,
+    /// Whether the local sort may sort each input share where it is instead of a copy: saves
+    /// a copy of the share (time and memory), but on an error after the local sort the input
+    /// shares hold their keys (and values) sorted, no longer as they came. The host-memory
+    /// entry points always sort their uploads in place (the host keeps the input).
+    pub in_place: bool,
 }
 
 impl Default for MultiOptions {
@@ -162,6 +169,7 @@ impl Default for MultiOptions {
             order: Order::Ascending,
             oversampling: 1024,
             timed: false,
+            in_place: false,
         }
     }
 }
@@ -180,6 +188,11 @@ impl MultiOptions {
     /// The same options, timed or not.
     pub fn with_timed(mut self, timed: bool) -> Self {
         self.timed = timed;
+        self
+    }
+    /// The same options, sorting the input shares in place or not.
+    pub fn with_in_place(mut self, in_place: bool) -> Self {
+        self.in_place = in_place;
         self
     }
 }
@@ -226,20 +239,29 @@ impl MultiTimes {
     }
 }
 
-/// Runs `per_rank` for every rank of `group` on its own scoped thread; returns every rank's
-/// outcome and the report, or the error of the lowest rank that failed on its own (else the
-/// first peer error).
-fn run_group<K: SortKey, V: SortValue>(
+/// Runs `per_rank` for every rank of `group` (with its item of `inputs`) on its own scoped
+/// thread; returns every rank's outcome and the report, or the error of the lowest rank that
+/// failed on its own (else the first peer error).
+fn run_group<K: SortKey, V: SortValue, I: Send>(
     group: &GpuGroup,
-    per_rank: impl Fn(&Communicator) -> std::result::Result<Outcome<K, V>, Failure> + Sync,
+    inputs: Vec<I>,
+    per_rank: impl Fn(&Communicator, I) -> std::result::Result<Outcome<K, V>, Failure> + Sync,
 ) -> Result<(Vec<Outcome<K, V>>, MultiReport)> {
+    if inputs.len() != group.len() {
+        return Err(Error::Internal(format!(
+            "{} inputs for {} ranks",
+            inputs.len(),
+            group.len()
+        )));
+    }
     let results: Vec<std::result::Result<Outcome<K, V>, Failure>> = std::thread::scope(|s| {
         let handles: Vec<_> = group
             .communicators()
             .iter()
-            .map(|comm| {
+            .zip(inputs)
+            .map(|(comm, input)| {
                 let f = &per_rank;
-                s.spawn(move || f(comm))
+                s.spawn(move || f(comm, input))
             })
             .collect();
         handles
@@ -348,9 +370,14 @@ pub fn sort_keys<K: SortKey>(
     opts: &MultiOptions,
 ) -> Result<MultiReport> {
     check_shares(group, shares, "key")?;
-    let input: &[DeviceBuffer<K>] = shares;
-    let (outcomes, report) = run_group::<K, u32>(group, |comm| {
-        rank::run(comm, Ok((&input[comm.rank()], None)), opts)
+    let inputs: Vec<&mut DeviceBuffer<K>> = shares.iter_mut().collect();
+    let (outcomes, report) = run_group::<K, u32, _>(group, inputs, |comm, keys| {
+        let share = Share {
+            keys,
+            values: None,
+            in_place: opts.in_place,
+        };
+        rank::run(comm, Ok(share), opts)
     })?;
     *shares = outcomes.into_iter().map(|o| o.keys).collect();
     Ok(report)
@@ -408,10 +435,14 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
             )));
         }
     }
-    let (ik, iv): (&[DeviceBuffer<K>], &[DeviceBuffer<V>]) = (keys, values);
-    let (outcomes, report) = run_group::<K, V>(group, |comm| {
-        let r = comm.rank();
-        rank::run(comm, Ok((&ik[r], Some(&iv[r]))), opts)
+    let inputs: Vec<_> = keys.iter_mut().zip(values.iter_mut()).collect();
+    let (outcomes, report) = run_group::<K, V, _>(group, inputs, |comm, (k, v)| {
+        let share = Share {
+            keys: k,
+            values: Some(v),
+            in_place: opts.in_place,
+        };
+        rank::run(comm, Ok(share), opts)
     })?;
     let (mut ok, mut ov) = (Vec::new(), Vec::new());
     for o in outcomes {
@@ -467,7 +498,12 @@ pub fn sort_keys_rank<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     opts: &MultiOptions,
 ) -> Result<MultiReport> {
-    let o = rank::run::<K, u32>(comm, Ok((keys, None)), opts).map_err(Failure::into_error)?;
+    let share = Share {
+        keys,
+        values: None,
+        in_place: opts.in_place,
+    };
+    let o = rank::run::<K, u32>(comm, Ok(share), opts).map_err(Failure::into_error)?;
     *keys = o.keys;
     Ok(o.report)
 }
@@ -510,7 +546,12 @@ pub fn sort_pairs_rank<K: SortKey, V: SortValue>(
     values: &mut DeviceBuffer<V>,
     opts: &MultiOptions,
 ) -> Result<MultiReport> {
-    let o = rank::run::<K, V>(comm, Ok((keys, Some(values))), opts).map_err(Failure::into_error)?;
+    let share = Share {
+        keys,
+        values: Some(values),
+        in_place: opts.in_place,
+    };
+    let o = rank::run::<K, V>(comm, Ok(share), opts).map_err(Failure::into_error)?;
     let v = o
         .values
         .ok_or_else(|| Error::Internal("a pair sort lost its values".into()))?;
@@ -601,15 +642,16 @@ pub fn sort_keys_host<K: SortKey>(
     keys: &mut [K],
     opts: &MultiOptions,
 ) -> Result<MultiReport> {
-    let parts = even_split(keys.len(), group.len());
     let input: &[K] = keys;
-    let (outcomes, report) = run_group::<K, u32>(group, |comm| {
-        let up = DeviceBuffer::from_host(comm.gpu(), &input[parts[comm.rank()].clone()]);
-        rank::run(
-            comm,
-            up.as_ref().map(|k| (k, None)).map_err(Clone::clone),
-            opts,
-        )
+    let parts = even_split(input.len(), group.len());
+    let (outcomes, report) = run_group::<K, u32, _>(group, parts, |comm, range| {
+        let mut up = DeviceBuffer::from_host(comm.gpu(), &input[range]);
+        let share = up.as_mut().map_err(|e| e.clone()).map(|k| Share {
+            keys: k,
+            values: None,
+            in_place: true,
+        });
+        rank::run(comm, share, opts)
     })?;
     let bufs: Vec<&DeviceBuffer<K>> = outcomes.iter().map(|o| &o.keys).collect();
     download(keys, &bufs, &report.shares)?;
@@ -659,14 +701,17 @@ pub fn sort_pairs_host<K: SortKey, V: SortValue>(
             values.len()
         )));
     }
-    let parts = even_split(keys.len(), group.len());
     let (ik, iv): (&[K], &[V]) = (keys, values);
-    let (outcomes, report) = run_group::<K, V>(group, |comm| {
-        let range = parts[comm.rank()].clone();
-        let up = DeviceBuffer::from_host(comm.gpu(), &ik[range.clone()])
+    let parts = even_split(ik.len(), group.len());
+    let (outcomes, report) = run_group::<K, V, _>(group, parts, |comm, range| {
+        let mut up = DeviceBuffer::from_host(comm.gpu(), &ik[range.clone()])
             .and_then(|k| DeviceBuffer::from_host(comm.gpu(), &iv[range]).map(|v| (k, v)));
-        let input = up.as_ref().map(|(k, v)| (k, Some(v))).map_err(Clone::clone);
-        rank::run(comm, input, opts)
+        let share = up.as_mut().map_err(|e| e.clone()).map(|(k, v)| Share {
+            keys: k,
+            values: Some(v),
+            in_place: true,
+        });
+        rank::run(comm, share, opts)
     })?;
     let kbufs: Vec<&DeviceBuffer<K>> = outcomes.iter().map(|o| &o.keys).collect();
     let vbufs = outcomes

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use sortlab_primitives::runtime::Communicator;
-use sortlab_primitives::{DeviceBuffer, Error, Result, SortKey, SortValue};
+use sortlab_primitives::{DeviceBuffer, DeviceCopy, Error, Result, SortKey, SortValue};
 
 use super::kernels;
 use super::splitters::{self, Cut};
@@ -45,9 +45,33 @@ impl From<Error> for Failure {
     }
 }
 
-/// The input of a rank: its keys and values, or the error that kept it from having them (an
-/// upload that failed): the error is reported to the peers at the first step.
-pub(crate) type Input<'a, K, V> = Result<(&'a DeviceBuffer<K>, Option<&'a DeviceBuffer<V>>)>;
+/// A rank's share: its keys and values, and whether the local sort may sort them where they are
+/// (no copy; on a later error they stay sorted, not as they came).
+pub(crate) struct Share<'a, K: SortKey, V: SortValue> {
+    pub keys: &'a mut DeviceBuffer<K>,
+    pub values: Option<&'a mut DeviceBuffer<V>>,
+    pub in_place: bool,
+}
+
+/// The input of a rank: its share, or the error that kept it from having one (an upload that
+/// failed): the error is reported to the peers at the first step.
+pub(crate) type Input<'a, K, V> = Result<Share<'a, K, V>>;
+
+/// A rank's locally sorted keys or values: a copy, or the caller's buffer sorted in place.
+enum Sorted<'a, T: DeviceCopy> {
+    Copy(DeviceBuffer<T>),
+    InPlace(&'a DeviceBuffer<T>),
+}
+
+impl<T: DeviceCopy> std::ops::Deref for Sorted<'_, T> {
+    type Target = DeviceBuffer<T>;
+    fn deref(&self) -> &DeviceBuffer<T> {
+        match self {
+            Sorted::Copy(b) => b,
+            Sorted::InPlace(b) => b,
+        }
+    }
+}
 
 /// All-gathers `local` (`width` words, shorter lists padded with zeros) with a status word in
 /// front; returns every rank's words, or this rank's error, or a peer error naming the ranks
@@ -134,36 +158,85 @@ fn check<K: SortKey, V: SortValue>(
     Ok(())
 }
 
-/// A copy of `keys` (and `values`) on `comm`'s GPU, sorted there by the stable radix sort.
+/// The share sorted on `comm`'s GPU by the stable radix sort: a copy of it, or (`in_place`) the
+/// share's own buffers.
 ///
 /// Everything a rank does runs on its communicator's stream; the caller's buffers may belong
 /// to another [`sortlab_primitives::Gpu`] handle of the same device (another stream), so their
 /// pending work is waited for first.
-fn sort_copy<K: SortKey, V: SortValue>(
+fn local_sort<'a, K: SortKey, V: SortValue>(
     comm: &Communicator,
-    keys: &DeviceBuffer<K>,
-    values: Option<&DeviceBuffer<V>>,
+    share: Share<'a, K, V>,
     opts: &MultiOptions,
-) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
+) -> Result<(Sorted<'a, K>, Option<Sorted<'a, V>>)> {
     let gpu = comm.gpu();
     let radix_opts = RadixOptions::default().with_order(opts.order);
-    keys.gpu().synchronize()?;
-    let mut k = DeviceBuffer::<K>::alloc(gpu, keys.len())?;
-    k.copy_from_device(keys)?;
-    let v = match values {
+    share.keys.gpu().synchronize()?;
+    if let Some(v) = &share.values {
+        v.gpu().synchronize()?;
+    }
+    if share.in_place {
+        let keys = share.keys;
+        return match share.values {
+            Some(v) => {
+                radix::sort_pairs(gpu, keys, v, &radix_opts)?;
+                Ok((Sorted::InPlace(keys), Some(Sorted::InPlace(v))))
+            }
+            None => {
+                radix::sort_keys(gpu, keys, &radix_opts)?;
+                Ok((Sorted::InPlace(keys), None))
+            }
+        };
+    }
+    let mut k = DeviceBuffer::<K>::alloc(gpu, share.keys.len())?;
+    k.copy_from_device(share.keys)?;
+    let v = match share.values {
         Some(v) => {
-            v.gpu().synchronize()?;
             let mut copy = DeviceBuffer::<V>::alloc(gpu, v.len())?;
             copy.copy_from_device(v)?;
             radix::sort_pairs(gpu, &mut k, &mut copy, &radix_opts)?;
-            Some(copy)
+            Some(Sorted::Copy(copy))
         }
         None => {
             radix::sort_keys(gpu, &mut k, &radix_opts)?;
             None
         }
     };
-    Ok((k, v))
+    Ok((Sorted::Copy(k), v))
+}
+
+/// Takes `place`'s buffer out, leaving an empty one (no allocation) there.
+fn take<T: DeviceCopy>(place: &mut DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
+    let empty = DeviceBuffer::alloc(place.gpu(), 0)?;
+    Ok(std::mem::replace(place, empty))
+}
+
+/// The one-rank sort: the local sort is the whole sort.
+fn run_single<K: SortKey, V: SortValue>(
+    comm: &Communicator,
+    share: Share<'_, K, V>,
+    opts: &MultiOptions,
+) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
+    if share.in_place {
+        let radix_opts = RadixOptions::default().with_order(opts.order);
+        share.keys.gpu().synchronize()?;
+        return match share.values {
+            Some(v) => {
+                v.gpu().synchronize()?;
+                radix::sort_pairs(comm.gpu(), share.keys, v, &radix_opts)?;
+                Ok((take(share.keys)?, Some(take(v)?)))
+            }
+            None => {
+                radix::sort_keys(comm.gpu(), share.keys, &radix_opts)?;
+                Ok((take(share.keys)?, None))
+            }
+        };
+    }
+    match local_sort(comm, share, opts)? {
+        (Sorted::Copy(k), None) => Ok((k, None)),
+        (Sorted::Copy(k), Some(Sorted::Copy(v))) => Ok((k, Some(v))),
+        _ => Err(Error::Internal("a copied share came back in place".into())),
+    }
 }
 
 /// Seconds since `*since`, after the stream is idle when timing (then restarts the clock).
@@ -185,13 +258,14 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
 ) -> std::result::Result<Outcome<K, V>, Failure> {
     let (g, me) = (comm.ranks(), comm.rank());
     let value_size = std::mem::size_of::<V>();
-    let checked = input.and_then(|(k, v)| check(comm, k, v, opts).map(|_| (k, v)));
+    let checked = input.and_then(|s| check(comm, s.keys, s.values.as_deref(), opts).map(|_| s));
     let mut clock = Instant::now();
     let mut times = MultiTimes::default();
     if g == 1 {
-        let (keys, values) = checked?;
-        let (k, v) = sort_copy(comm, keys, values, opts)?;
+        let (k, v) = run_single(comm, checked?, opts)?;
         times.local_sort = lap(comm, opts.timed, &mut clock)?;
+        // The caller may drop its old buffers on another stream of the device.
+        comm.synchronize()?;
         return Ok(Outcome {
             report: MultiReport {
                 shares: vec![k.len()],
@@ -204,7 +278,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     }
 
     // 1. Every rank's length (and whether its input is usable).
-    let len_word = checked.as_ref().map(|(k, _)| vec![k.len() as u64]);
+    let len_word = checked.as_ref().map(|s| vec![s.keys.len() as u64]);
     let lens: Vec<usize> = gather(
         comm,
         len_word.as_deref().map_err(|e| *e),
@@ -214,8 +288,8 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     .iter()
     .map(|w| w[0] as usize)
     .collect();
-    let (keys, values) = checked?;
-    let len = keys.len();
+    let share = checked?;
+    let len = share.keys.len();
     let n: usize = lens.iter().sum();
     let step = splitters::sample_step(n, g, opts.oversampling);
     let counts: Vec<usize> = lens
@@ -224,12 +298,12 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
         .collect();
     let width = counts.iter().copied().max().unwrap_or(0);
     let flip = opts.order.flip::<K::Bits>();
-    let value = values.map(|_| value_size);
+    let value = share.values.as_ref().map(|_| value_size);
 
     // 2. The local sort and its regular samples.
     let local = (|| {
         let module = kernels::module::<K>(comm.gpu(), value)?;
-        let (k, v) = sort_copy(comm, keys, values, opts)?;
+        let (k, v) = local_sort(comm, share, opts)?;
         let mut s = DeviceBuffer::<u64>::alloc(comm.gpu(), counts[me])?;
         kernels::samples(&module, &k, step, counts[me], &mut s, 0, flip)?;
         let host = s.to_host()?;
@@ -341,6 +415,9 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     // 5. The received runs (one per rank, in rank order) merged.
     let (keys, values) = kernels::merge_runs(&module, recv_keys, recv_values, &recv_counts, flip)?;
     times.merge = lap(comm, opts.timed, &mut clock)?;
+    // The caller may drop its old buffers (read by the copy or the all-to-all) on another
+    // stream of the device.
+    comm.synchronize()?;
     Ok(Outcome {
         keys,
         values,
