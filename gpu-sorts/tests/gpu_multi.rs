@@ -27,6 +27,15 @@ const PATTERNS: [Pattern; 6] = [
     Pattern::Descending,
 ];
 
+/// One test at a time on the GPUs: NCCL kernels of two cliques on the same devices may wait for
+/// each other (NCCL's "using multiple communicators concurrently"), and the test harness runs
+/// tests on parallel threads.
+static GPUS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    GPUS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A group of the first `g` GPUs.
 ///
 /// # Panics
@@ -175,18 +184,21 @@ fn every_type(g: usize) {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn one_gpu_every_type_pattern_order_and_length() {
+    let _serial = serial();
     every_type(1);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn two_gpus_every_type_pattern_order_and_length() {
+    let _serial = serial();
     every_type(2);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn four_gpus_every_type_pattern_order_and_length() {
+    let _serial = serial();
     every_type(4);
 }
 
@@ -195,6 +207,7 @@ fn four_gpus_every_type_pattern_order_and_length() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn small_oversampling_searches_cuts_and_stays_balanced() {
+    let _serial = serial();
     let g = Gpu::device_count().unwrap_or(0).clamp(1, 4);
     let group = group(g.max(2));
     for os in [1, 3, 64] {
@@ -224,6 +237,7 @@ fn small_oversampling_searches_cuts_and_stays_balanced() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn host_to_host() {
+    let _serial = serial();
     let g = Gpu::device_count().unwrap_or(0).clamp(1, 4);
     let group = group(g);
     for n in [0, 1, g - 1, 1000, 1_000_003] {
@@ -258,6 +272,7 @@ fn host_to_host() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn errors_leave_the_shares_untouched() {
+    let _serial = serial();
     let g = Gpu::device_count().unwrap_or(0).clamp(1, 4);
     let group = group(g);
     let input: Vec<u32> = generate(Pattern::FullRange, 1000, 1);
@@ -345,6 +360,7 @@ fn run_as_rank(rank: usize) {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn several_processes_sort_with_sort_keys_rank() {
+    let _serial = serial();
     if let Ok(rank) = std::env::var(RANK_ENV) {
         run_as_rank(rank.parse().unwrap());
         return;
@@ -434,6 +450,7 @@ fn multi_kernels_compile_with_nvrtc() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn in_place_sorts_the_same() {
+    let _serial = serial();
     let g = Gpu::device_count().unwrap_or(0).clamp(1, 4);
     let group = group(g);
     for n in [0, 1, g - 1, 1000, 1_000_003] {
