@@ -8,7 +8,12 @@
 //! 2. `libnccl.so.2`, the soname of NVIDIA's PyPI wheels (`nvidia-nccl-cu12` / `-cu13`:
 //!    `site-packages/nvidia/nccl/lib/libnccl.so.2`, found through `LD_LIBRARY_PATH`) and of the
 //!    distributions' runtime packages;
-//! 3. `libnccl.so`, the development symlink.
+//! 3. `libnccl.so`, the development symlink;
+//! 4. `nvidia/nccl/lib/libnccl.so.2` of a wheel in the usual Python prefixes (`$VIRTUAL_ENV`,
+//!    `$CONDA_PREFIX`, `~/.local`, `/usr/local`, `/usr`: `lib*/python3*/{site,dist}-packages`),
+//!    as PyTorch's pip installation brings. Elsewhere, point `SORTLAB_NCCL_LIBRARY` at it:
+//!    `python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0],
+//!    "lib", "libnccl.so.2"))'`.
 //!
 //! Only the symbols sortlab calls are resolved (`ncclGetVersion`, `ncclGetUniqueId`,
 //! `ncclCommInitRank`, `ncclCommInitAll`, `ncclCommDestroy`, `ncclCommAbort`, `ncclGroupStart`,
@@ -148,7 +153,56 @@ fn candidates() -> Vec<std::ffi::OsString> {
     }
     names.push("libnccl.so.2".into());
     names.push("libnccl.so".into());
+    names.extend(
+        wheel_libraries(&python_prefixes())
+            .into_iter()
+            .map(Into::into),
+    );
     names
+}
+
+/// The usual Python prefixes: `$VIRTUAL_ENV`, `$CONDA_PREFIX`, `~/.local`, `/usr/local`, `/usr`.
+fn python_prefixes() -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let mut prefixes: Vec<PathBuf> = ["VIRTUAL_ENV", "CONDA_PREFIX"]
+        .iter()
+        .filter_map(|v| std::env::var_os(v).map(PathBuf::from))
+        .collect();
+    if let Some(home) = std::env::var_os("HOME") {
+        prefixes.push(PathBuf::from(home).join(".local"));
+    }
+    prefixes.push("/usr/local".into());
+    prefixes.push("/usr".into());
+    prefixes
+}
+
+/// `nvidia/nccl/lib/libnccl.so.2` of an installed `nvidia-nccl-cu12`/`-cu13` wheel (PyTorch's
+/// dependency) under `prefixes`: `lib*/python3*/{site,dist}-packages`.
+fn wheel_libraries(prefixes: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let mut found = Vec::new();
+    for prefix in prefixes {
+        for lib in ["lib", "lib64"] {
+            let Ok(entries) = std::fs::read_dir(prefix.join(lib)) else {
+                continue;
+            };
+            let mut pythons: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+                .map(|e| e.path())
+                .collect();
+            pythons.sort();
+            for py in pythons {
+                for packages in ["site-packages", "dist-packages"] {
+                    let candidate = py.join(packages).join("nvidia/nccl/lib/libnccl.so.2");
+                    if candidate.is_file() && !found.contains(&candidate) {
+                        found.push(candidate);
+                    }
+                }
+            }
+        }
+    }
+    found
 }
 
 fn load() -> std::result::Result<Api, String> {
@@ -764,6 +818,17 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn wheels_are_found_under_python_prefixes() {
+        let root = std::env::temp_dir().join(format!("sortlab-nccl-wheel-{}", std::process::id()));
+        let lib = root.join("lib/python3.12/site-packages/nvidia/nccl/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::write(lib.join("libnccl.so.2"), b"").unwrap();
+        let found = wheel_libraries(&[root.join("missing"), root.clone()]);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(found, vec![lib.join("libnccl.so.2")]);
     }
 
     #[test]
