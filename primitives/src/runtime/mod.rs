@@ -8,6 +8,7 @@ mod compile;
 mod device;
 mod gpu;
 mod module;
+mod pinned;
 mod ptr;
 mod round_trip;
 mod scratch;
@@ -20,6 +21,7 @@ pub use compile::{
 pub use device::DeviceInfo;
 pub use gpu::Gpu;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
+pub use pinned::PinnedBuffer;
 pub use ptr::DevicePtr;
 pub use round_trip::{on_device, on_device_pairs};
 pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};

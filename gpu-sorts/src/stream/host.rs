@@ -1,0 +1,72 @@
+//! Host copies on rayon: between the caller's slices, the pinned staging buffers and the
+//! host temporary of the runs.
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+/// Elements per rayon task of a copy: 64 Ki (256 to 512 KiB), large enough that a task's
+/// overhead (about a microsecond) is under 1% of its copy, small enough to spread a chunk over
+/// every core.
+const PIECE: usize = 1 << 16;
+
+/// Copies `src` into `dst` (same length) in parallel.
+pub(crate) fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    debug_assert_eq!(dst.len(), src.len());
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// Copies `src` into the uninitialised `dst` (same length) in parallel; `dst` is initialised
+/// afterwards.
+pub(crate) fn par_copy_uninit<T: Copy + Send + Sync>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    debug_assert_eq!(dst.len(), src.len());
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .for_each(|(d, s)| {
+            let n = d.len().min(s.len());
+            // SAFETY: `MaybeUninit<T>` has the layout of `T`; both pieces hold `n` elements and
+            // do not overlap (one is borrowed mutably, the other shared).
+            unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), d.as_mut_ptr() as *mut T, n) };
+        });
+}
+
+/// Copies the slices `srcs` one after another into `dst` (whose length is their total), in
+/// parallel over pieces of every slice.
+pub(crate) fn par_gather<T: Copy + Send + Sync>(dst: &mut [T], srcs: &[&[T]]) {
+    let mut pairs: Vec<(&mut [T], &[T])> = Vec::new();
+    let mut rest = dst;
+    for &s in srcs {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(s.len());
+        rest = tail;
+        pairs.extend(head.chunks_mut(PIECE).zip(s.chunks(PIECE)));
+    }
+    debug_assert!(rest.is_empty());
+    pairs
+        .into_par_iter()
+        .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies() {
+        let src: Vec<u64> = (0..300_001).collect();
+        let mut dst = vec![0u64; src.len()];
+        par_copy(&mut dst, &src);
+        assert_eq!(dst, src);
+        let mut v: Vec<u64> = Vec::with_capacity(src.len());
+        par_copy_uninit(&mut v.spare_capacity_mut()[..src.len()], &src);
+        // SAFETY: every element was written just above.
+        unsafe { v.set_len(src.len()) };
+        assert_eq!(v, src);
+        let parts: Vec<&[u64]> = vec![&src[5..10], &[], &src[100..200_000], &src[..3]];
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let mut out = vec![0u64; total];
+        par_gather(&mut out, &parts);
+        assert_eq!(out, parts.concat());
+    }
+}
