@@ -85,7 +85,7 @@ mod plan;
 mod select;
 
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport};
-pub use plan::{min_device_budget, MIN_CHUNK_KEYS};
+pub use plan::{budget_for_chunk, chunk_keys, min_device_budget, whole_keys, MIN_CHUNK_KEYS};
 
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
@@ -202,7 +202,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
 
     // Streamed. Everything that can fail for want of memory is allocated first: the lanes
     // (device buffers, scratch, pinned staging) and the host temporary of the runs.
-    let chunk = plan::chunk_keys::<K>(budget, value_size, order);
+    let chunk = plan::chunk_keys_in::<K>(budget, value_size, order);
     if chunk < plan::MIN_CHUNK_KEYS {
         return Err(Error::Internal(format!(
             "a budget of {budget} bytes gave chunks of {chunk} keys"
