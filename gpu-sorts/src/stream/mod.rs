@@ -171,7 +171,7 @@ pub fn sort_pairs_with_progress<K: SortKey, V: SortValue>(
 fn sort_impl<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut [K],
-    mut values: Option<&mut [V]>,
+    values: Option<&mut [V]>,
     opts: &StreamOptions,
     progress: &(dyn Fn(StreamProgress) + Sync),
 ) -> Result<StreamReport> {
@@ -311,7 +311,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
             }
         };
         let out_keys: &mut [K] = keys;
-        let mut out_values: Option<&mut [V]> = values.as_deref_mut();
+        let mut out_values: Option<&mut [V]> = values;
         let mut drain = |b: usize, k: &[K], v: Option<&[V]>| {
             let at = b * chunk;
             host::par_copy(&mut out_keys[at..at + k.len()], k);

@@ -6,6 +6,11 @@ use sortlab_primitives::{DeviceBuffer, Gpu, Order, PinnedBuffer, Result, SortKey
 use super::plan;
 use crate::radix::{self, RadixOptions};
 
+/// Writes job `j`'s input (keys, and values when there are values) into staging.
+pub(crate) type Fill<'a, K, V> = dyn Fn(usize, &mut [K], Option<&mut [V]>) + 'a;
+/// Receives job `j`'s sorted keys (and values).
+pub(crate) type Drain<'a, K, V> = dyn FnMut(usize, &[K], Option<&[V]>) + 'a;
+
 /// One lane: a forked stream, a chunk's keys (and values) on the device, the radix scratch
 /// of a chunk, the staging buffers, and the job it has in flight.
 pub(crate) struct Lane<K: SortKey, V: SortValue> {
@@ -51,11 +56,7 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
     }
 
     /// Waits for the job in flight, hands its results to `drain`, and reports its bytes.
-    fn finish(
-        &mut self,
-        drain: &mut dyn FnMut(usize, &[K], Option<&[V]>),
-        done: &mut dyn FnMut(u64),
-    ) -> Result<()> {
+    fn finish(&mut self, drain: &mut Drain<'_, K, V>, done: &mut dyn FnMut(u64)) -> Result<()> {
         let Some((job, len)) = self.pending.take() else {
             return Ok(());
         };
@@ -72,13 +73,7 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
 
     /// Stages job `job` of `len` elements with `fill`, and queues its copy to the device, its
     /// sort and its copy back, on the lane's stream.
-    fn start(
-        &mut self,
-        job: usize,
-        len: usize,
-        order: Order,
-        fill: &dyn Fn(usize, &mut [K], Option<&mut [V]>),
-    ) -> Result<()> {
+    fn start(&mut self, job: usize, len: usize, order: Order, fill: &Fill<'_, K, V>) -> Result<()> {
         let chunk = self.keys.len();
         {
             let keys = self.staged_keys.as_mut_slice()?;
@@ -143,8 +138,8 @@ pub(crate) fn run_pass<K: SortKey, V: SortValue>(
     lanes: &mut [Lane<K, V>],
     lens: &[usize],
     order: Order,
-    fill: &dyn Fn(usize, &mut [K], Option<&mut [V]>),
-    drain: &mut dyn FnMut(usize, &[K], Option<&[V]>),
+    fill: &Fill<'_, K, V>,
+    drain: &mut Drain<'_, K, V>,
     done: &mut dyn FnMut(u64),
 ) -> Result<()> {
     let count = lanes.len();
