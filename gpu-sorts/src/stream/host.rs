@@ -48,6 +48,27 @@ pub(crate) fn par_gather<T: Copy + Send + Sync>(dst: &mut [T], srcs: &[&[T]]) {
         .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
+/// The parts of the concatenation of `slices` at `offset .. offset + len` (which must lie
+/// inside it), as sub-slices in order.
+pub(crate) fn sub_slices<'a, T>(slices: &[&'a [T]], offset: usize, len: usize) -> Vec<&'a [T]> {
+    let (mut skip, mut left) = (offset, len);
+    let mut out = Vec::new();
+    for &s in slices {
+        if left == 0 {
+            break;
+        }
+        if skip >= s.len() {
+            skip -= s.len();
+            continue;
+        }
+        let take = (s.len() - skip).min(left);
+        out.push(&s[skip..skip + take]);
+        skip = 0;
+        left -= take;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +89,17 @@ mod tests {
         let mut out = vec![0u64; total];
         par_gather(&mut out, &parts);
         assert_eq!(out, parts.concat());
+        let all = parts.concat();
+        for (off, len) in [
+            (0, 0),
+            (0, 5),
+            (3, 10),
+            (4, 200_000),
+            (5, total - 5),
+            (total, 0),
+        ] {
+            let subs = sub_slices(&parts, off, len);
+            assert_eq!(subs.concat(), all[off..off + len], "{off} {len}");
+        }
     }
 }

@@ -87,6 +87,8 @@ mod select;
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport};
 pub use plan::{budget_for_chunk, chunk_keys, min_device_budget, whole_keys, MIN_CHUNK_KEYS};
 
+use std::mem::MaybeUninit;
+
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
 use crate::radix::{self, RadixOptions};
@@ -230,46 +232,51 @@ fn sort_impl<K: SortKey, V: SortValue>(
     // Both passes have the same job lengths (buckets of `chunk` keys, the last short).
     let (to_device, to_host) = (2 * to_device, 2 * to_host);
     let total = to_device + to_host;
-    let mut done_bytes = 0u64;
+    // Progress from every lane's thread, one call at a time, so that bytes never decrease.
+    let done_bytes = std::sync::Mutex::new(0u64);
+    let report = |phase: StreamPhase, bytes: u64| {
+        let mut d = done_bytes.lock().unwrap_or_else(|p| p.into_inner());
+        *d += bytes;
+        progress(StreamProgress {
+            phase,
+            done_bytes: *d,
+            total_bytes: total,
+        });
+    };
 
     // Pass 1: chunks of the input into sorted runs in the temporary.
-    progress(StreamProgress {
-        phase: StreamPhase::Runs,
-        done_bytes,
-        total_bytes: total,
-    });
+    report(StreamPhase::Runs, 0);
     {
         let input_keys: &[K] = keys;
         let input_values: Option<&[V]> = values.as_deref();
-        let fill = |j: usize, k: &mut [K], v: Option<&mut [V]>| {
-            let at = j * chunk;
+        let fill = |j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+            let at = j * chunk + off;
             host::par_copy(k, &input_keys[at..at + k.len()]);
             if let (Some(v), Some(src)) = (v, input_values) {
                 host::par_copy(v, &src[at..at + v.len()]);
             }
         };
-        let keys_out = &mut temp_keys.spare_capacity_mut()[..n];
-        let values_out = &mut temp_values.spare_capacity_mut()[..if with_values { n } else { 0 }];
-        let mut drain = |j: usize, k: &[K], v: Option<&[V]>| {
-            let at = j * chunk;
-            host::par_copy_uninit(&mut keys_out[at..at + k.len()], k);
+        let value_out = &mut temp_values.spare_capacity_mut()[..if with_values { n } else { 0 }];
+        let outs: Vec<Out<'_, MaybeUninit<K>, MaybeUninit<V>>> = temp_keys.spare_capacity_mut()
+            [..n]
+            .chunks_mut(chunk)
+            .zip(chunks_or_empty(value_out, chunk))
+            .collect();
+        let drain = |out: &mut Out<'_, MaybeUninit<K>, MaybeUninit<V>>,
+                     off: usize,
+                     k: &[K],
+                     v: Option<&[V]>| {
+            host::par_copy_uninit(&mut out.0[off..off + k.len()], k);
             if let Some(v) = v {
-                host::par_copy_uninit(&mut values_out[at..at + v.len()], v);
+                host::par_copy_uninit(&mut out.1[off..off + v.len()], v);
             }
         };
-        let mut done = |bytes: u64| {
-            done_bytes += bytes;
-            progress(StreamProgress {
-                phase: StreamPhase::Runs,
-                done_bytes,
-                total_bytes: total,
-            });
-        };
-        run_pass(&mut lanes, &lens, order, &fill, &mut drain, &mut done)?;
+        let done = |bytes| report(StreamPhase::Runs, bytes);
+        run_pass(&mut lanes, &lens, outs, order, &fill, &drain, &done)?;
     }
-    // SAFETY: pass 1 drained every job exactly once, and jobs `j * chunk .. + lens[j]` cover
-    // `0..n`: every element of the temporaries (of the values, when there are values) has
-    // been written.
+    // SAFETY: pass 1 succeeded, so every job was drained in full, and jobs `j * chunk ..
+    // + lens[j]` cover `0..n`: every element of the temporaries (of the values, when there are
+    // values) has been written.
     unsafe {
         temp_keys.set_len(n);
         if with_values {
@@ -292,42 +299,36 @@ fn sort_impl<K: SortKey, V: SortValue>(
     }
 
     // Pass 2: each bucket gathered from the runs, sorted, into its place in the caller's slices.
-    progress(StreamProgress {
-        phase: StreamPhase::Merge,
-        done_bytes,
-        total_bytes: total,
-    });
+    report(StreamPhase::Merge, 0);
     {
         let value_runs: Vec<&[V]> = temp_values.chunks(chunk).collect();
-        let fill = |b: usize, k: &mut [K], v: Option<&mut [V]>| {
+        let fill = |b: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
             let (lo, hi) = (&bounds[b], &bounds[b + 1]);
             let slices: Vec<&[K]> = (0..runs.len()).map(|j| &runs[j][lo[j]..hi[j]]).collect();
-            host::par_gather(k, &slices);
+            host::par_gather(k, &host::sub_slices(&slices, off, k.len()));
             if let Some(v) = v {
                 let slices: Vec<&[V]> = (0..runs.len())
                     .map(|j| &value_runs[j][lo[j]..hi[j]])
                     .collect();
-                host::par_gather(v, &slices);
+                host::par_gather(v, &host::sub_slices(&slices, off, v.len()));
             }
         };
-        let out_keys: &mut [K] = keys;
-        let mut out_values: Option<&mut [V]> = values;
-        let mut drain = |b: usize, k: &[K], v: Option<&[V]>| {
-            let at = b * chunk;
-            host::par_copy(&mut out_keys[at..at + k.len()], k);
-            if let (Some(v), Some(dst)) = (v, out_values.as_deref_mut()) {
-                host::par_copy(&mut dst[at..at + v.len()], v);
+        let value_out: &mut [V] = match values {
+            Some(v) => v,
+            None => &mut [],
+        };
+        let outs: Vec<(&mut [K], &mut [V])> = keys
+            .chunks_mut(chunk)
+            .zip(chunks_or_empty(value_out, chunk))
+            .collect();
+        let drain = |out: &mut (&mut [K], &mut [V]), off: usize, k: &[K], v: Option<&[V]>| {
+            host::par_copy(&mut out.0[off..off + k.len()], k);
+            if let Some(v) = v {
+                host::par_copy(&mut out.1[off..off + v.len()], v);
             }
         };
-        let mut done = |bytes: u64| {
-            done_bytes += bytes;
-            progress(StreamProgress {
-                phase: StreamPhase::Merge,
-                done_bytes,
-                total_bytes: total,
-            });
-        };
-        run_pass(&mut lanes, &lens, order, &fill, &mut drain, &mut done)?;
+        let done = |bytes| report(StreamPhase::Merge, bytes);
+        run_pass(&mut lanes, &lens, outs, order, &fill, &drain, &done)?;
     }
     Ok(StreamReport {
         chunks,
@@ -370,6 +371,16 @@ fn sort_whole<K: SortKey, V: SortValue>(
         bytes_to_host: bytes,
         chunk_keys: n,
     })
+}
+
+/// A job's output: its place for keys and for values (empty without values).
+type Out<'a, K, V> = (&'a mut [K], &'a mut [V]);
+
+/// `slice` in chunks of `chunk`, then empty slices without end (for values that may be absent).
+fn chunks_or_empty<T>(slice: &mut [T], chunk: usize) -> impl Iterator<Item = &mut [T]> {
+    slice
+        .chunks_mut(chunk)
+        .chain(std::iter::repeat_with(|| -> &mut [T] { &mut [] }))
 }
 
 /// An empty vector with room for `n` elements, or [`Error::HostOutOfMemory`].
