@@ -7,12 +7,13 @@
 //! - If the input fits the budget in one chunk (keys, values and the radix scratch), it goes to
 //!   the device, is sorted there by [`crate::radix`] and comes back: every byte crosses the host
 //!   link twice.
-//! - Otherwise, pass 1 ([`StreamPhase::Runs`]): chunks of `C` keys (the largest chunk of which
-//!   three lanes fit the budget, each lane a stream of its own with the chunk's device
-//!   buffers, its radix scratch and pinned staging buffers) are copied by rayon into a lane's
-//!   staging buffer, to the device, sorted there (stable radix), back into the staging buffer,
-//!   and copied by rayon into a host temporary as sorted runs. While the host copies one lane's
-//!   chunk, the other lanes' copies in both directions and sorts run.
+//! - Otherwise, pass 1 ([`StreamPhase::Runs`]): chunks of `C` keys ([`chunk_keys`]: the
+//!   largest chunk of which three lanes fit the budget, each lane a stream of its own, driven
+//!   by a host thread of its own, with the chunk's device buffers and its radix scratch) go to
+//!   the device through two small pinned staging buffers per lane (pieces of 4 MiB of keys,
+//!   one filled by rayon while the other is copied), are sorted there (stable radix), and come
+//!   back the same way into a host temporary as sorted runs. While one lane's thread copies on
+//!   the host, the other lanes' copies in both directions and sorts run.
 //! - The output is then split into buckets of exactly `C` keys (the last may be short) by
 //!   multi-sequence selection over the sorted runs on the host: for each bucket boundary, the
 //!   exact position in every run, equal keys split by (run, position), which is input order.
@@ -48,8 +49,8 @@
 //! the caller's slices hold some sorted buckets and some of the input.
 //!
 //! # Performance
-//! Host memory: a temporary of `n` keys (and values) besides the caller's slices, and pinned
-//! staging of three chunks (about half the budget). The bound is the link: a streamed sort
+//! Host memory: a temporary of `n` keys (and values) besides the caller's slices, and 24 MiB
+//! of pinned staging for keys (three lanes, two pieces each), with the values of as many. The bound is the link: a streamed sort
 //! moves `4 n (key + value)` bytes across it (plus the padding of each pass's last, short
 //! chunk), two passes each at best as fast as the slower direction (copies in both
 //! directions overlap), so its time is at least `2 n (k + v) / min(h2d, d2h)` with the pinned
@@ -119,8 +120,8 @@ pub fn sort_keys<K: SortKey>(
 }
 
 /// [`sort_keys`], calling `progress` after every chunk and bucket (and once at the start of
-/// each pass), from the calling thread, with bytes done that never decrease and end at the
-/// total.
+/// each pass), one call at a time (from the sort's lane threads), with bytes done that never
+/// decrease and end at the total.
 pub fn sort_keys_with_progress<K: SortKey>(
     gpu: &Gpu,
     keys: &mut [K],
@@ -157,8 +158,8 @@ pub fn sort_pairs<K: SortKey, V: SortValue>(
 }
 
 /// [`sort_pairs`], calling `progress` after every chunk and bucket (and once at the start of
-/// each pass), from the calling thread, with bytes done that never decrease and end at the
-/// total.
+/// each pass), one call at a time (from the sort's lane threads), with bytes done that never
+/// decrease and end at the total.
 pub fn sort_pairs_with_progress<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut [K],
