@@ -93,7 +93,7 @@ use std::mem::MaybeUninit;
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
 use crate::radix::{self, RadixOptions};
-use pipeline::{job_bytes, run_pass, Lane};
+use pipeline::{job_bytes, run_pass, Lane, Transport};
 
 /// Sorts `keys` in host memory through the device, within the device budget of `opts`.
 ///
@@ -211,12 +211,28 @@ fn sort_impl<K: SortKey, V: SortValue>(
             "a budget of {budget} bytes gave chunks of {chunk} keys"
         )));
     }
-    let chunks = n.div_ceil(chunk);
-    let lens: Vec<usize> = (0..chunks).map(|j| chunk.min(n - j * chunk)).collect();
     let with_values = values.is_some();
-    let mut lanes = (0..plan::LANES.min(chunks))
+    let mut lanes = (0..plan::LANES.min(n.div_ceil(chunk)))
         .map(|_| Lane::<K, V>::new(gpu, chunk, with_values, order))
         .collect::<Result<Vec<_>>>()?;
+    streamed(&mut lanes, keys, values, chunk, order, progress)
+}
+
+/// The two passes of a streamed sort of `keys` (and `values`) in chunks of `chunk` through
+/// `lanes` (made for that chunk).
+fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
+    lanes: &mut [L],
+    keys: &mut [K],
+    values: Option<&mut [V]>,
+    chunk: usize,
+    order: Order,
+    progress: &(dyn Fn(StreamProgress) + Sync),
+) -> Result<StreamReport> {
+    let n = keys.len();
+    let with_values = values.is_some();
+    let value_size = if with_values { V::SIZE } else { 0 };
+    let chunks = n.div_ceil(chunk);
+    let lens: Vec<usize> = (0..chunks).map(|j| chunk.min(n - j * chunk)).collect();
     let mut temp_keys = host_temp::<K>(n)?;
     let mut temp_values = if with_values {
         host_temp::<V>(n)?
@@ -251,6 +267,9 @@ fn sort_impl<K: SortKey, V: SortValue>(
         let input_keys: &[K] = keys;
         let input_values: Option<&[V]> = values.as_deref();
         let fill = |j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+            if k.is_empty() {
+                return; // padding only
+            }
             let at = j * chunk + off;
             host::par_copy(k, &input_keys[at..at + k.len()]);
             if let (Some(v), Some(src)) = (v, input_values) {
@@ -273,7 +292,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
             }
         };
         let done = |bytes| report(StreamPhase::Runs, bytes);
-        run_pass(&mut lanes, &lens, outs, order, &fill, &drain, &done)?;
+        run_pass(lanes, &lens, outs, order, &fill, &drain, &done)?;
     }
     // SAFETY: pass 1 succeeded, so every job was drained in full, and jobs `j * chunk ..
     // + lens[j]` cover `0..n`: every element of the temporaries (of the values, when there are
@@ -304,6 +323,9 @@ fn sort_impl<K: SortKey, V: SortValue>(
     {
         let value_runs: Vec<&[V]> = temp_values.chunks(chunk).collect();
         let fill = |b: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+            if k.is_empty() {
+                return; // padding only
+            }
             let (lo, hi) = (&bounds[b], &bounds[b + 1]);
             let slices: Vec<&[K]> = (0..runs.len()).map(|j| &runs[j][lo[j]..hi[j]]).collect();
             host::par_gather(k, &host::sub_slices(&slices, off, k.len()));
@@ -329,7 +351,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
             }
         };
         let done = |bytes| report(StreamPhase::Merge, bytes);
-        run_pass(&mut lanes, &lens, outs, order, &fill, &drain, &done)?;
+        run_pass(lanes, &lens, outs, order, &fill, &drain, &done)?;
     }
     Ok(StreamReport {
         chunks,
@@ -391,4 +413,166 @@ fn host_temp<T>(n: usize) -> Result<Vec<T>> {
         requested: n.saturating_mul(std::mem::size_of::<T>()),
     })?;
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The passes' host logic (chunks, pieces, padding, selection, gather, placement, progress)
+    //! through a host model of a lane: the same jobs, pieces and padding, sorted by the CPU
+    //! reference's stable sort instead of the device.
+
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
+
+    use super::pipeline::{pad_key, pieces, Drain, Fill};
+    use super::*;
+    use sortlab_cpu_reference::sort as reference;
+
+    /// A lane on the host: a chunk's buffers, filled and drained in pieces of `piece`.
+    struct HostLane {
+        chunk: usize,
+        piece: usize,
+        with_values: bool,
+    }
+
+    impl<K: SortKey> Transport<K, u32> for HostLane {
+        fn run_job<O>(
+            &mut self,
+            job: usize,
+            len: usize,
+            out: &mut O,
+            order: Order,
+            fill: &Fill<'_, K, u32>,
+            drain: &Drain<'_, O, K, u32>,
+            _abort: &AtomicBool,
+        ) -> Result<u64> {
+            assert!(len <= self.chunk && len > 0);
+            let up = if len < self.chunk { self.chunk } else { len };
+            let mut keys: Vec<K> = Vec::new();
+            let mut values: Vec<u32> = Vec::new();
+            let mut stage_k = vec![pad_key::<K>(order); self.piece];
+            let mut stage_v = vec![0u32; self.piece];
+            for (s, e) in pieces(0, up, self.piece) {
+                let real = e.min(len).saturating_sub(s);
+                let v = self.with_values.then_some(&mut stage_v[..real]);
+                fill(job, s, &mut stage_k[..real], v);
+                stage_k[real..e - s].fill(pad_key::<K>(order));
+                keys.extend_from_slice(&stage_k[..e - s]);
+                values.extend_from_slice(&stage_v[..real]);
+            }
+            values.resize(up, 0);
+            if self.with_values {
+                reference::sort_pairs(&mut keys, &mut values, order).unwrap();
+            } else {
+                reference::sort(&mut keys, order);
+            }
+            for (s, e) in pieces(0, len, self.piece) {
+                let v = self.with_values.then_some(&values[s..e]);
+                drain(out, s, &keys[s..e], v);
+            }
+            let value = if self.with_values { 4 } else { 0 };
+            let (a, b) = pipeline::job_bytes(len, self.chunk, K::SIZE, value);
+            Ok(a + b)
+        }
+    }
+
+    fn lcg(seed: u64, n: usize, modulo: u64) -> Vec<u64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 29) % modulo
+            })
+            .collect()
+    }
+
+    /// Sorts `input` (keys; and pairs with index values) through host lanes in chunks of
+    /// `chunk` and pieces of `piece`, against the reference; checks the report and progress.
+    fn check<K: SortKey>(input: &[K], chunk: usize, piece: usize, order: Order) {
+        let n = input.len();
+        let what = format!("{} n={n} chunk={chunk} piece={piece} {order:?}", K::NAME);
+        for with_values in [false, true] {
+            let mut lanes: Vec<HostLane> = (0..3)
+                .map(|_| HostLane {
+                    chunk,
+                    piece,
+                    with_values,
+                })
+                .collect();
+            let mut keys = input.to_vec();
+            let mut values: Vec<u32> = (0..n as u32).collect();
+            let seen = Mutex::new(Vec::<StreamProgress>::new());
+            let record = |p: StreamProgress| seen.lock().unwrap().push(p);
+            let r = streamed::<K, u32, HostLane>(
+                &mut lanes,
+                &mut keys,
+                with_values.then_some(&mut values[..]),
+                chunk,
+                order,
+                &record,
+            )
+            .unwrap();
+            let (mut ek, mut ev) = (input.to_vec(), (0..n as u32).collect::<Vec<_>>());
+            reference::sort_pairs(&mut ek, &mut ev, order).unwrap();
+            assert!(
+                keys.iter()
+                    .zip(&ek)
+                    .all(|(a, b)| a.to_ordered_bits() == b.to_ordered_bits()),
+                "keys {what}"
+            );
+            if with_values {
+                assert_eq!(values, ev, "values {what}");
+            } else {
+                assert!(values.iter().enumerate().all(|(i, &v)| v == i as u32));
+            }
+            let elem = (K::SIZE + if with_values { 4 } else { 0 }) as u64;
+            assert_eq!(r.chunks, n.div_ceil(chunk), "{what}");
+            assert_eq!((r.buckets, r.crossings, r.chunk_keys), (r.chunks, 4, chunk));
+            assert_eq!(r.bytes_to_host, 2 * n as u64 * elem, "{what}");
+            let pad = (r.chunks * chunk - n) as u64 * K::SIZE as u64;
+            assert_eq!(r.bytes_to_device, 2 * (n as u64 * elem + pad), "{what}");
+            let seen = seen.into_inner().unwrap();
+            let total = r.bytes_to_device + r.bytes_to_host;
+            assert!(seen.windows(2).all(|w| w[0].done_bytes <= w[1].done_bytes));
+            assert!(seen.iter().all(|p| p.total_bytes == total));
+            assert_eq!(seen.last().unwrap().done_bytes, total, "{what}");
+            assert_eq!(seen.last().unwrap().phase, StreamPhase::Merge);
+            assert_eq!(seen[0].phase, StreamPhase::Runs);
+        }
+    }
+
+    #[test]
+    fn passes_through_host_lanes() {
+        for order in [Order::Ascending, Order::Descending] {
+            for (n, chunk, piece) in [
+                (2, 1, 1),
+                (10, 3, 2),
+                (1000, 100, 100),
+                (1000, 101, 7),
+                (999, 100, 64),
+                (1001, 100, 30),
+                (4097, 1000, 1000),
+                (50_000, 4096, 1024),
+                (50_000, 3000, 4096),
+            ] {
+                for modulo in [u64::MAX, 1000, 3, 1] {
+                    let raw = lcg((n as u64).wrapping_add(modulo), n, modulo);
+                    let u: Vec<u32> = raw.iter().map(|&x| x as u32).collect();
+                    check(&u, chunk, piece.min(chunk), order);
+                    let i: Vec<i64> = raw.iter().map(|&x| x as i64 - 500).collect();
+                    check(&i, chunk, piece.min(chunk), order);
+                }
+                let specials = [f64::NAN, -f64::NAN, -0.0, 0.0, 1.0, f64::NEG_INFINITY];
+                let f: Vec<f64> = lcg(n as u64, n, 6)
+                    .into_iter()
+                    .map(|i| specials[i as usize])
+                    .collect();
+                check(&f, chunk, piece.min(chunk), order);
+                let f32s: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+                check(&f32s, chunk, piece.min(chunk), order);
+            }
+        }
+    }
 }

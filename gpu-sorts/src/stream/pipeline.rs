@@ -22,7 +22,8 @@ use crate::radix::{self, RadixOptions};
 pub(crate) const PIECE_BYTES: usize = 4 << 20;
 
 /// Writes the elements `offset .. offset + keys.len()` of job `j`'s input (keys, and values
-/// when there are values) into staging.
+/// when there are values) into staging; called only for pieces with input (not for pieces of
+/// padding alone).
 pub(crate) type Fill<'a, K, V> = dyn Fn(usize, usize, &mut [K], Option<&mut [V]>) + Sync + 'a;
 
 /// Receives the elements `offset .. offset + keys.len()` of a job's sorted output, with the
@@ -72,10 +73,42 @@ pub(crate) fn piece_len<K: SortKey>(chunk: usize) -> usize {
 }
 
 /// `start .. end` cut into pieces of `piece`.
-fn pieces(start: usize, end: usize, piece: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn pieces(
+    start: usize,
+    end: usize,
+    piece: usize,
+) -> impl Iterator<Item = (usize, usize)> {
     (start..end)
         .step_by(piece)
         .map(move |s| (s, (s + piece).min(end)))
+}
+
+/// What a pass needs of a lane: one job run through it. [`Lane`] runs it on the device; the
+/// unit tests run the passes' host logic through a host model of a lane.
+pub(crate) trait Transport<K: SortKey, V: SortValue>: Send {
+    /// Runs job `job` of `len` elements (at most the lane's chunk): its input from `fill`,
+    /// sorted stably in `order`, its output to `drain` with `out`. Returns the job's link
+    /// bytes; returns early (with `Ok`) once `abort` is set.
+    #[allow(clippy::too_many_arguments)]
+    fn run_job<O>(
+        &mut self,
+        job: usize,
+        len: usize,
+        out: &mut O,
+        order: Order,
+        fill: &Fill<'_, K, V>,
+        drain: &Drain<'_, O, K, V>,
+        abort: &AtomicBool,
+    ) -> Result<u64>;
+}
+
+/// The key that sorts after every key in `order` (stably after keys equal to it, which come
+/// earlier): the padding of a short job.
+pub(crate) fn pad_key<K: SortKey>(order: Order) -> K {
+    match order {
+        Order::Ascending => K::HIGHEST,
+        Order::Descending => K::LOWEST,
+    }
 }
 
 impl<K: SortKey, V: SortValue> Lane<K, V> {
@@ -98,12 +131,13 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
             gpu,
         })
     }
+}
 
+impl<K: SortKey, V: SortValue> Transport<K, V> for Lane<K, V> {
     /// Runs job `job` of `len` elements: its input in pieces through the staging buffers to
     /// the device (each piece filled while the one before is copied), padded to the chunk when
     /// short; the sort; its output in pieces back (each piece drained while the next is
     /// copied). Returns the job's link bytes.
-    #[allow(clippy::too_many_arguments)]
     fn run_job<O>(
         &mut self,
         job: usize,
@@ -118,10 +152,7 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
         let piece = self.piece;
         // A short job fills the chunk with keys that sort after every key (stably after equal
         // ones: they come later), so the chunk's first `len` keys come back sorted.
-        let pad = match order {
-            Order::Ascending => K::HIGHEST,
-            Order::Descending => K::LOWEST,
-        };
+        let pad = pad_key::<K>(order);
         let up = if len < chunk { chunk } else { len };
         for (i, (s, e)) in pieces(0, up, piece).enumerate() {
             if abort.load(Ordering::Relaxed) {
@@ -136,7 +167,9 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
                     Some(st) => Some(&mut st.halves[h].as_mut_slice()?[..real]),
                     None => None,
                 };
-                fill(job, s, &mut keys[..real], values);
+                if real > 0 {
+                    fill(job, s, &mut keys[..real], values);
+                }
                 keys[real..].fill(pad);
             }
             self.keys
@@ -202,8 +235,8 @@ impl<K: SortKey, V: SortValue> Lane<K, V> {
 /// Each lane's steps are serial (fill and copy up, sort, copy down and drain), but the lanes
 /// run side by side: while one lane's host thread copies, the others' copies in both
 /// directions and sorts run. The host copies of all lanes share rayon's pool.
-pub(crate) fn run_pass<K: SortKey, V: SortValue, O: Send>(
-    lanes: &mut [Lane<K, V>],
+pub(crate) fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
+    lanes: &mut [L],
     lens: &[usize],
     outs: Vec<O>,
     order: Order,
