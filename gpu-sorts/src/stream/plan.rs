@@ -59,7 +59,7 @@ pub(crate) fn chunk_keys_in<K: SortKey>(budget: usize, value_size: usize, order:
 }
 
 /// The smallest device budget with which a streamed sort of keys `K` (with values of
-/// `value_size` bytes; 0 for keys only) runs: [`LANES`] lanes of [`MIN_CHUNK_KEYS`] keys.
+/// `value_size` bytes; 0 for keys only) runs: three lanes (streams) of [`MIN_CHUNK_KEYS`] keys.
 ///
 /// Below it [`super::sort_keys`] and [`super::sort_pairs`] return
 /// [`Error::InvalidArgument`] naming it, whatever the input's length.
