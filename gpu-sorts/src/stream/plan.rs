@@ -5,12 +5,12 @@ use sortlab_primitives::{Error, Gpu, Order, Result, SortKey};
 
 use crate::radix::{self, RadixOptions};
 
-/// Streams (lanes) of the streamed passes. Each lane's chain per chunk is host copy in, copy
-/// to the device, sort, copy back, host copy out; with three lanes two chunks are on the
-/// device (copies in both directions and a sort) while the host copies the third, so the
-/// link stays busy even though a lane's own steps are serial. Two lanes leave the link idle
-/// while the host copies (the chain is about 3.5 transfer times at 50 GB/s with a sort at
-/// 100 GB/s and host copies at 50 GB/s: 1.75 per chunk with two lanes, 1.2 with three).
+/// Lanes of the streamed passes: each a stream with a chunk's device buffers and scratch,
+/// driven by a host thread. A lane's steps are serial (host copies and copy up, sort, copy
+/// down and host copies); with three lanes, while one lane's host thread copies, the other
+/// two keep the link busy in both directions and the sort running. Two lanes leave the link
+/// idle whenever both threads copy on the host; four would shrink the chunks (each lane holds
+/// a chunk and its scratch) for little more overlap. Untuned (README.md).
 pub(crate) const LANES: usize = 3;
 
 /// The smallest chunk: one radix tile (the one-block sort of 4096 keys). Below it chunks are
