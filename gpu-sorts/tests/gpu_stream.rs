@@ -302,7 +302,12 @@ fn errors_leave_the_input() {
         }
         assert_eq!((&k, &v), (&input, &values));
         // Even an empty input is refused below the minimum.
-        let e = stream::sort_keys(&gpu, &mut Vec::<i64>::new(), &opts);
+        let below = min_device_budget::<i64>(0) - 1;
+        let e = stream::sort_keys(
+            &gpu,
+            &mut Vec::<i64>::new(),
+            &opts.with_device_budget(Some(below)),
+        );
         assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
         // The minimum: many chunks of MIN_CHUNK_KEYS.
         let opts = opts.with_device_budget(Some(min));
