@@ -32,6 +32,10 @@
 //!   transposition sort) and [`sample::SampleVariant::Fast`] (the default, block merge sorts
 //!   of the buckets), GPU sample sort with equality buckets, keys and key-value pairs, every
 //!   key type, both orders, stable.
+//! - [`stream`]: keys and key-value pairs in host memory larger than the device memory the
+//!   caller allows, sorted through the device in chunks (sorted runs, then exact buckets
+//!   sorted again), copies in both directions overlapped with sorting on three streams, every
+//!   key type, both orders, stable.
 //!
 //! Every sort has a CPU twin in `sortlab-cpu-reference` and a property suite in
 //! `sortlab-verify`.
@@ -47,3 +51,4 @@ pub mod multi;
 pub mod quick;
 pub mod radix;
 pub mod sample;
+pub mod stream;

@@ -59,6 +59,13 @@ pub enum Error {
         /// Bytes free on the device when the allocation failed.
         free: usize,
     },
+    /// A host allocation failed (page-locked staging memory, or the host-side temporary of a
+    /// sort streamed through the device).
+    #[error("out of host memory: {requested} bytes requested")]
+    HostOutOfMemory {
+        /// Bytes asked for.
+        requested: usize,
+    },
     /// An argument is invalid (mismatched lengths, an empty range, zero intervals, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -34,6 +34,7 @@ pub use key::{DeviceCopy, KeyBits, KeyType, Order, ParseNameError, SortKey, Sort
 pub use reduce::{
     reduce_max, reduce_min, reduce_min_max, reduce_sum, ReduceKey, ReduceOp, ReduceVariant,
 };
+pub use runtime::PinnedBuffer;
 pub use runtime::{
     median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs,
     KernelScalar, KernelSource, LaunchConfig, Module, Policy, Region, Scratch, ScratchLayout,

@@ -7,6 +7,7 @@ use cudarc::driver::result as cu;
 use cudarc::driver::sys::cudaError_enum as CuErr;
 
 use super::gpu::Gpu;
+use super::pinned::PinnedBuffer;
 pub use super::ptr::DevicePtr;
 use crate::error::{Error, Result};
 use crate::key::DeviceCopy;
@@ -256,6 +257,98 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         unsafe { cu::memcpy_dtoh_async(host, src, self.gpu.cu_stream()) }
             .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))?;
         self.gpu.synchronize()
+    }
+
+    /// Queues a copy of the elements `src_range` of the pinned host buffer `src` into this
+    /// buffer from element `dst_offset` on, on this buffer's stream, and returns at once.
+    ///
+    /// The copy is ordered after every copy already queued that touches `src` (on any stream)
+    /// and before everything queued later on this buffer's stream; `src`'s views
+    /// ([`PinnedBuffer::as_mut_slice`]) wait for it, so the host cannot change the elements
+    /// while they are read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `src_range` is out of `src`'s bounds, the copy would
+    /// run past this buffer's end, or `src` belongs to another device; nothing is queued then.
+    ///
+    /// # Example
+    /// See [`PinnedBuffer`].
+    pub fn copy_from_pinned_async(
+        &mut self,
+        dst_offset: usize,
+        src: &PinnedBuffer<T>,
+        src_range: impl RangeBounds<usize>,
+    ) -> Result<()> {
+        let (s, e) = resolve(src_range, src.len())?;
+        let n = e - s;
+        if dst_offset.checked_add(n).is_none_or(|end| end > self.len) {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {n} pinned elements to offset {dst_offset} of a buffer of {}",
+                self.len
+            )));
+        }
+        src.check_context(&self.gpu)?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        let stream = &self.gpu.inner.device.stream;
+        src.order_before(stream)?;
+        let dst = self.addr + (dst_offset * std::mem::size_of::<T>()) as u64;
+        // SAFETY: elements s..e lie inside `src`'s page-locked allocation, and dst_offset..+n
+        // inside this one (both checked). The host memory stays valid and unchanged until the
+        // copy ends: `src` waits for the event recorded below before it gives out a writable
+        // view or frees the memory.
+        let host = unsafe { std::slice::from_raw_parts(src.host_ptr(s) as *const T, n) };
+        // SAFETY: as above; ordered on the stream.
+        unsafe { cu::memcpy_htod_async(dst, host, stream.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyHtoDAsync", e))?;
+        src.record(stream)
+    }
+
+    /// Queues a copy of the elements `src_range` of this buffer into the pinned host buffer
+    /// `dst` from element `dst_offset` on, on this buffer's stream, and returns at once.
+    ///
+    /// The copy is ordered after everything already queued on this buffer's stream (the
+    /// kernels that wrote the elements) and after every copy already queued that touches `dst`
+    /// (on any stream); `dst`'s views ([`PinnedBuffer::as_slice`]) wait for it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `src_range` is out of this buffer's bounds, the copy
+    /// would run past `dst`'s end, or `dst` belongs to another device; nothing is queued then.
+    ///
+    /// # Example
+    /// See [`PinnedBuffer`].
+    pub fn copy_to_pinned_async(
+        &self,
+        src_range: impl RangeBounds<usize>,
+        dst: &mut PinnedBuffer<T>,
+        dst_offset: usize,
+    ) -> Result<()> {
+        let (s, e) = resolve(src_range, self.len)?;
+        let n = e - s;
+        if dst_offset.checked_add(n).is_none_or(|end| end > dst.len()) {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {n} elements to offset {dst_offset} of a pinned buffer of {}",
+                dst.len()
+            )));
+        }
+        dst.check_context(&self.gpu)?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        let stream = &self.gpu.inner.device.stream;
+        dst.order_before(stream)?;
+        let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
+        // SAFETY: dst_offset..+n lies inside `dst`'s page-locked allocation and s..e inside
+        // this one (both checked); `&mut dst` excludes host views now, and later views and the
+        // free wait for the event recorded below.
+        let host = unsafe { std::slice::from_raw_parts_mut(dst.host_ptr(dst_offset), n) };
+        // SAFETY: as above; ordered on the stream.
+        unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }
+            .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))?;
+        dst.record(stream)
     }
 
     /// Allocates a copy of this buffer on the device.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::CudaContext;
+use cudarc::driver::{CudaContext, CudaModule};
 use cudarc::nvrtc::Ptx;
 
 use super::cache;
@@ -17,6 +17,11 @@ use crate::error::{Error, Result};
 /// Memory-cache key: source address and length, and the defines.
 type ModuleKey = (usize, usize, Defines);
 
+/// The modules loaded into the context, shared by a `Gpu` and its forks
+/// ([`Gpu::fork_stream`]): a module is a context-level object, so a fork wraps the loaded one
+/// for its own stream instead of loading (or compiling) it again.
+type LoadedModules = Arc<Mutex<HashMap<ModuleKey, Arc<CudaModule>>>>;
+
 /// The caller-keyed cache of [`Gpu::module_keyed`]: source address and length, the key's type
 /// and hash, then every key of that hash with its module.
 type KeyedModules =
@@ -27,6 +32,7 @@ pub(crate) struct GpuInner {
     nvrtc: Mutex<Option<(u32, u32)>>,
     modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
     keyed: Mutex<KeyedModules>,
+    loaded: LoadedModules,
     disk_cache: Option<std::path::PathBuf>,
 }
 
@@ -118,6 +124,7 @@ impl Gpu {
                 nvrtc: Mutex::new(None),
                 modules: Mutex::new(HashMap::new()),
                 keyed: Mutex::new(HashMap::new()),
+                loaded: Arc::new(Mutex::new(HashMap::new())),
                 disk_cache: cache::disk_cache_dir(),
             }),
         })
@@ -260,6 +267,75 @@ impl Gpu {
             .map_err(|e| Error::driver("cuStreamSynchronize", e))
     }
 
+    /// A `Gpu` on the same device and context with a stream of its own, so that work queued on
+    /// the two (copies on one, kernels on the other, for example) may run at the same time.
+    ///
+    /// # Overview
+    /// Everything a `Gpu` queues (kernels, copies, allocations and frees of
+    /// [`crate::DeviceBuffer`]s) goes to its one stream, in order; two `Gpu`s from
+    /// `fork_stream` are two streams, with no order between them. The fork shares the device's
+    /// context, so device memory of either is valid for both, and it shares the modules loaded
+    /// into the context: a kernel the original (or any fork of it) has compiled and loaded is
+    /// wrapped for the fork's stream, never compiled or loaded again. The fork's own caches
+    /// ([`Gpu::module`], [`Gpu::module_keyed`]) start empty and fill from that shared set.
+    ///
+    /// Ordering between the streams is the caller's to keep: a buffer written on one stream
+    /// and read on another must be synchronised in between ([`Gpu::synchronize`] on the
+    /// writer, or copies through a [`crate::runtime::PinnedBuffer`], whose copies wait for
+    /// each other across streams). A [`crate::DeviceBuffer`] is allocated and freed on the
+    /// stream of the `Gpu` it was allocated with; use it on that stream.
+    ///
+    /// # Errors
+    /// [`Error::Driver`] when the driver cannot create a stream.
+    ///
+    /// # Performance
+    /// Creating a stream costs a few microseconds; it is destroyed when the last clone of the
+    /// fork (and the last buffer or module of it) is dropped.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use sortlab_primitives::{DeviceBuffer, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let side = gpu.fork_stream()?;
+    /// // Two independent uploads, one on each stream.
+    /// let a = DeviceBuffer::from_host(&gpu, &[1u32, 2, 3])?;
+    /// let b = DeviceBuffer::from_host(&side, &[4u32, 5])?;
+    /// side.synchronize()?;
+    /// assert_eq!((a.to_host()?, b.to_host()?), (vec![1, 2, 3], vec![4, 5]));
+    /// # Ok::<(), sortlab_primitives::Error>(())
+    /// ```
+    pub fn fork_stream(&self) -> Result<Gpu> {
+        let device = &self.inner.device;
+        device.bind()?;
+        let stream = device
+            .ctx
+            .new_stream()
+            .map_err(|e| Error::driver("cuStreamCreate", e))?;
+        let nvrtc = *self.inner.nvrtc.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                device: Arc::new(Device {
+                    ctx: device.ctx.clone(),
+                    stream,
+                    info: device.info.clone(),
+                    async_alloc: device.async_alloc,
+                    dependent_launch: device.dependent_launch,
+                }),
+                nvrtc: Mutex::new(nvrtc),
+                modules: Mutex::new(HashMap::new()),
+                keyed: Mutex::new(HashMap::new()),
+                loaded: self.inner.loaded.clone(),
+                disk_cache: self.inner.disk_cache.clone(),
+            }),
+        })
+    }
+
+    /// Whether `self` and `other` queue work on the same stream (clones of one `Gpu`), as
+    /// opposed to forks ([`Gpu::fork_stream`]) or different devices.
+    pub fn same_stream(&self, other: &Gpu) -> bool {
+        Arc::ptr_eq(&self.inner.device, &other.inner.device)
+    }
+
     /// The NVRTC version `(major, minor)`.
     pub fn nvrtc_version(&self) -> Result<(u32, u32)> {
         let mut slot = self.inner.nvrtc.lock().unwrap_or_else(|p| p.into_inner());
@@ -282,9 +358,18 @@ impl Gpu {
         if let Some(m) = self.lock_modules().get(&fast_key) {
             return Ok(m.clone());
         }
-        let arch = self.inner.device.info.arch();
-        let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
-        let module = Arc::new(self.load_or_compile(src, defines, &arch, key)?);
+        let shared = self.lock_loaded().get(&fast_key).cloned();
+        let loaded = match shared {
+            Some(m) => m,
+            None => {
+                let arch = self.inner.device.info.arch();
+                let key = cache::module_key(src, defines, &arch, self.nvrtc_version()?);
+                let m = self.load_or_compile(src, defines, &arch, key)?;
+                self.lock_loaded().insert(fast_key.clone(), m.clone());
+                m
+            }
+        };
+        let module = Arc::new(Module::new(self.inner.device.clone(), src.name, loaded));
         self.lock_modules().insert(fast_key, module.clone());
         Ok(module)
     }
@@ -338,6 +423,10 @@ impl Gpu {
         Ok(module)
     }
 
+    fn lock_loaded(&self) -> std::sync::MutexGuard<'_, HashMap<ModuleKey, Arc<CudaModule>>> {
+        self.inner.loaded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn lock_modules(&self) -> std::sync::MutexGuard<'_, HashMap<ModuleKey, Arc<Module>>> {
         self.inner.modules.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -348,11 +437,11 @@ impl Gpu {
         defines: &Defines,
         arch: &str,
         key: u64,
-    ) -> Result<Module> {
+    ) -> Result<Arc<CudaModule>> {
         if let Some(dir) = &self.inner.disk_cache {
             if let Some(cubin) = cache::load(dir, src, key) {
                 // A stale or corrupt file is recompiled below, never trusted.
-                if let Ok(m) = self.load_cubin(src, cubin) {
+                if let Ok(m) = self.load_cubin(cubin) {
                     return Ok(m);
                 }
             }
@@ -361,17 +450,15 @@ impl Gpu {
         if let Some(dir) = &self.inner.disk_cache {
             cache::store(dir, src, key, &compiled.cubin);
         }
-        self.load_cubin(src, compiled.cubin)
+        self.load_cubin(compiled.cubin)
     }
 
-    fn load_cubin(&self, src: &KernelSource, cubin: Vec<u8>) -> Result<Module> {
-        let m = self
-            .inner
+    fn load_cubin(&self, cubin: Vec<u8>) -> Result<Arc<CudaModule>> {
+        self.inner
             .device
             .ctx
             .load_module(Ptx::from_binary(cubin))
-            .map_err(|e| Error::driver("cuModuleLoadData", e))?;
-        Ok(Module::new(self.inner.device.clone(), src.name, m))
+            .map_err(|e| Error::driver("cuModuleLoadData", e))
     }
 
     /// Makes this device's context current on the calling thread.
@@ -399,5 +486,54 @@ mod tests {
             Err(Error::NoDevice { .. }) => {}
             other => panic!("expected NoDevice, got {other:?}"),
         }
+    }
+
+    static FORK_KERNEL: KernelSource = KernelSource::new(
+        "fork_test.cu",
+        r#"extern "C" __global__ void add_to(unsigned* x, unsigned long long n, unsigned v) {
+            unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+            if (i < n) x[i] += v + OFFSET;
+        }"#,
+    );
+
+    /// A fork runs kernels on its own stream with the module the original loaded (nothing
+    /// compiled or loaded again), and its work is ordered with its own copies.
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn fork_shares_modules_and_has_its_own_stream() {
+        use crate::{DeviceBuffer, KernelArgs, LaunchConfig};
+        let gpu = Gpu::new(0).unwrap();
+        let defines = Defines::new().set("OFFSET", 1);
+        let m = gpu.module(&FORK_KERNEL, &defines).unwrap();
+        let loaded = gpu.lock_loaded().len();
+        let fork = gpu.fork_stream().unwrap();
+        assert!(!fork.same_stream(&gpu) && gpu.same_stream(&gpu.clone()));
+        assert_ne!(fork.cu_stream(), gpu.cu_stream());
+        let fm = fork.module(&FORK_KERNEL, &defines).unwrap();
+        assert!(
+            !Arc::ptr_eq(&m, &fm),
+            "the fork's module wraps its own stream"
+        );
+        assert_eq!(fork.lock_loaded().len(), loaded, "nothing loaded again");
+        assert!(Arc::ptr_eq(&fork.inner.loaded, &gpu.inner.loaded));
+        let n = 1usize << 20;
+        let run = |g: &Gpu, module: &Module, v: u32| {
+            let mut buf = DeviceBuffer::<u32>::zeroed(g, n).unwrap();
+            let mut args = KernelArgs::new();
+            args.ptr(buf.ptr()).push(n as u64).push(v);
+            let k = module.kernel("add_to").unwrap();
+            // SAFETY: add_to(u32*, u64, u32) touches x[0..n), which `buf` holds.
+            unsafe { k.launch(LaunchConfig::linear(n.div_ceil(256) as u32, 256), &args) }.unwrap();
+            let out = buf.to_host().unwrap();
+            buf.fill_bytes(0).unwrap();
+            out
+        };
+        assert!(run(&fork, &fm, 5).iter().all(|&x| x == 6));
+        assert!(run(&gpu, &m, 2).iter().all(|&x| x == 3));
+        // A fork of a fork shares the same set.
+        let fork2 = fork.fork_stream().unwrap();
+        let m2 = fork2.module(&FORK_KERNEL, &defines).unwrap();
+        assert!(run(&fork2, &m2, 7).iter().all(|&x| x == 8));
+        assert_eq!(gpu.lock_loaded().len(), loaded);
     }
 }

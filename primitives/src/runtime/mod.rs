@@ -1,5 +1,6 @@
 //! The GPU runtime (DESIGN.md §2): device handle, NVRTC compilation with a module cache, typed
-//! device buffers, checked kernel launches and event timers. cudarc is used here and nowhere
+//! device buffers and page-locked host buffers, checked kernel launches, event timers, and
+//! several GPUs through NCCL (a device group, communicators). cudarc is used here and nowhere
 //! else in sortlab.
 
 mod buffer;
@@ -10,6 +11,7 @@ mod gpu;
 mod group;
 mod module;
 mod nccl;
+mod pinned;
 mod ptr;
 mod round_trip;
 mod scratch;
@@ -24,6 +26,7 @@ pub use gpu::Gpu;
 pub use group::GpuGroup;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
 pub use nccl::{nccl_available, nccl_version, Communicator, NcclElement, NcclUniqueId};
+pub use pinned::PinnedBuffer;
 pub use ptr::DevicePtr;
 pub use round_trip::{on_device, on_device_pairs};
 pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};
