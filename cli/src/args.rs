@@ -70,9 +70,10 @@ pub struct GenArgs {
 /// Arguments of `sortlab sort`.
 #[derive(Debug, Args)]
 pub struct SortArgs {
-    /// Algorithm (`sortlab list` shows them).
-    #[arg(long, default_value = "reference")]
-    pub algo: String,
+    /// Algorithm (`sortlab list` shows them); `reference` where not given, `radix` with
+    /// --gpus or --device-memory (the only sort they take).
+    #[arg(long)]
+    pub algo: Option<String>,
     /// Sort order: asc or desc.
     #[arg(long, default_value = "asc")]
     pub order: Order,
@@ -96,6 +97,25 @@ pub struct SortArgs {
     /// Sort each array of N keys of FILE on its own (N must divide the key count).
     #[arg(long, value_name = "N")]
     pub array_len: Option<u64>,
+    /// Sort across the first N GPUs of this host (gpu-sorts' multi-GPU radix sort, with the
+    /// keys exchanged through NCCL); 1 is the one-GPU radix sort.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        conflicts_with_all = ["offsets", "array_len", "device_memory"]
+    )]
+    pub gpus: Option<u32>,
+    /// The device memory the sort may use, in bytes (suffixes K, M, G, T: powers of 1024).
+    /// Keys larger than that are streamed through the GPU in chunks (gpu-sorts' streamed radix
+    /// sort); smaller ones are sorted in one piece.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = parse_bytes,
+        conflicts_with_all = ["offsets", "array_len"]
+    )]
+    pub device_memory: Option<u64>,
 }
 
 /// Arguments of `sortlab check`.
@@ -138,7 +158,8 @@ pub struct CheckArgs {
 /// Arguments of `sortlab bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The suite to run (known: sort, primitives, radix, approxsort, roughsort).
+    /// The suite to run (known: sort, primitives, radix, merge, bitonic, sample, quick, hybrid,
+    /// approxsort, roughsort, arraysort, scale).
     #[arg(value_name = "SUITE")]
     pub suite: String,
     /// Key types, comma separated.
@@ -201,6 +222,32 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     sortlab_verify::seed::parse_seed(s).map_err(|e| e.to_string())
 }
 
+/// Parses a byte count: a plain integer, or one with a suffix K, M, G or T (powers of 1024,
+/// an optional trailing `B` or `iB`): `4096`, `512M`, `2GiB`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let bad = || format!("`{s}` is not a byte count (write e.g. 1073741824, 512M or 2G)");
+    let t = s.trim().replace('_', "");
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(&t);
+    let (digits, shift) = match t.chars().last() {
+        Some(c @ ('K' | 'k' | 'M' | 'm' | 'G' | 'g' | 'T' | 't')) => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                _ => 40,
+            };
+            (&t[..t.len() - 1], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{s}` is too large"))
+}
+
 /// Parses a key count: a plain integer (`1000000`) or a power of two (`2^20`).
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let bad = || format!("`{s}` is not a count (write e.g. 1000000 or 2^20)");
@@ -222,6 +269,21 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn byte_counts_parse() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2G"), Ok(2 << 30));
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("3kB"), Ok(3 << 10));
+        assert_eq!(parse_bytes("1T"), Ok(1 << 40));
+        assert!(parse_bytes("").is_err());
+        assert!(parse_bytes("G").is_err());
+        assert!(parse_bytes("-1M").is_err());
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("99999999999T").is_err());
     }
 
     #[test]

@@ -725,3 +725,68 @@ fn bad_offsets_are_errors_and_write_nothing() {
     assert_code(&g, 2);
     assert!(stderr(&g).contains("positive length"), "{}", stderr(&g));
 }
+
+#[test]
+fn gpus_and_device_memory_are_checked_before_anything_is_sorted() {
+    let d = Dir::new();
+    let (i, o) = (d.path("in"), d.path("out"));
+    fs::write(&i, u32_bytes(&[3, 1, 2])).unwrap();
+    let (i, o) = (path_str(&i), path_str(&o));
+    // Only the radix sort scales.
+    let r = sortlab(&["sort", "--algo", "merge", "--gpus", "2", i, "-o", o]);
+    assert_error(&r, &["--algo radix", "merge"]);
+    // They are GPU options: the CPU engine refuses them and says what it does not do.
+    let r = sortlab(&[
+        "sort",
+        "--engine",
+        "cpu",
+        "--device-memory",
+        "1G",
+        i,
+        "-o",
+        o,
+    ]);
+    assert_error(&r, &["GPU options", "larger than host memory"]);
+    // Bad values and combinations are usage errors.
+    let r = sortlab(&["sort", "--gpus", "0", i, "-o", o]);
+    assert_code(&r, 2);
+    let r = sortlab(&["sort", "--device-memory", "lots", i, "-o", o]);
+    assert_error(&r, &["byte count"]);
+    let r = sortlab(&["sort", "--gpus", "2", "--device-memory", "1G", i, "-o", o]);
+    assert_code(&r, 2);
+    assert!(!Path::new(o).exists());
+}
+
+#[test]
+fn gpus_and_device_memory_sort_where_a_gpu_opens_or_fall_back_to_the_cpu() {
+    let d = Dir::new();
+    let (i, o) = (d.path("in"), d.path("out"));
+    let keys: Vec<u32> = (0..1000u32)
+        .map(|x| x.wrapping_mul(2_654_435_761))
+        .collect();
+    fs::write(&i, u32_bytes(&keys)).unwrap();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    for args in [
+        ["--gpus", "1"],
+        ["--device-memory", "512M"],
+        ["--algo", "radix"],
+    ] {
+        let mut argv = vec!["sort"];
+        argv.extend(args);
+        if args[0] == "--algo" {
+            argv.extend(["--gpus", "1"]);
+        }
+        argv.extend([path_str(&i), "-o", path_str(&o)]);
+        let r = sortlab(&argv);
+        assert_code(&r, 0);
+        assert_eq!(fs::read(&o).unwrap(), u32_bytes(&sorted), "{argv:?}");
+        let err = stderr(&r);
+        assert!(err.contains("sorted 1000 u32 keys"), "{err}");
+        assert!(
+            err.contains("with radix") || err.contains("using the CPU engine"),
+            "{err}"
+        );
+        fs::remove_file(&o).unwrap();
+    }
+}

@@ -429,23 +429,6 @@ fn several_processes_sort_with_sort_keys_rank() {
     assert!(lens.iter().all(|&l| l <= bound), "{lens:?}, bound {bound}");
 }
 
-/// `multi.cu` compiles with NVRTC (no GPU needed) for every key type and value width.
-#[test]
-#[ignore = "needs NVRTC"]
-fn multi_kernels_compile_with_nvrtc() {
-    use sortlab_primitives::runtime::nvrtc_available;
-    use sortlab_verify::testing::compile_failures;
-    assert!(nvrtc_available(), "NVRTC is not loadable: run scripts/test");
-    let mut failures = Vec::new();
-    for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
-        failures.extend(compile_failures(
-            multi::module_configs(k, v),
-            &["sm_90", "sm_80"],
-        ));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
 /// `MultiOptions::in_place`: the same results without the copy of each share.
 #[test]
 #[ignore = "needs a CUDA device"]

@@ -5,7 +5,7 @@
 //! the fast radix and bitonic sorts. Needs NVRTC (scripts/test installs it), no GPU.
 
 use sortlab_gpu_sorts::bitonic::{self, FastPolicy};
-use sortlab_gpu_sorts::{hybrid, merge, quick, radix, sample};
+use sortlab_gpu_sorts::{hybrid, merge, multi, quick, radix, sample};
 use sortlab_primitives::runtime::nvrtc_available;
 use sortlab_primitives::{Defines, KernelSource};
 use sortlab_verify::testing::compile_failures;
@@ -52,6 +52,11 @@ fn every_bitonic_module_compiles() {
 #[test]
 fn every_sample_module_compiles() {
     every_module_compiles(sample::module_configs);
+}
+
+#[test]
+fn every_multi_module_compiles() {
+    every_module_compiles(multi::module_configs);
 }
 
 #[test]

@@ -27,6 +27,7 @@ pub const SUITES: &[&str] = &[
     "approxsort",
     "roughsort",
     "arraysort",
+    "scale",
 ];
 
 /// Runs the suite `args.suite`, prints a table on stdout and writes `--json` if asked.
@@ -45,6 +46,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         "approxsort" => suites::algos::run(Suite::Approx, args),
         "roughsort" => suites::algos::run(Suite::Rough, args),
         "arraysort" => suites::arraysort::run(args),
+        "scale" => suites::scale::run(args),
         other => Err(CliError::UnknownSuite {
             given: other.to_string(),
             known: SUITES.join(", "),

@@ -6,6 +6,7 @@ pub mod gen;
 pub mod info;
 pub mod list;
 pub mod reproduce;
+pub mod scaled;
 pub mod sort;
 
 use std::io::Write;

@@ -5,6 +5,7 @@ use std::time::Instant;
 use sortlab_registry::Algo;
 
 use super::arrays::{sort_arrays_on, ArraysArg};
+use super::scaled;
 use super::{ms, note};
 use crate::algo::find_algo;
 use crate::args::SortArgs;
@@ -22,7 +23,11 @@ pub fn run(args: &SortArgs) -> Result<(), CliError> {
     if let Some(arrays) = ArraysArg::from_args(args.offsets.as_deref(), args.array_len) {
         return with_key_type!(key_type, K => sort_arrays_typed::<K>(args, &arrays));
     }
-    let algo = find_algo(&args.algo)?;
+    if args.gpus.is_some() || args.device_memory.is_some() {
+        scaled::check_algo(args.algo.as_deref())?;
+        return with_key_type!(key_type, K => scaled::sort::<K>(args));
+    }
+    let algo = find_algo(args.algo.as_deref().unwrap_or("reference"))?;
     with_key_type!(key_type, K => sort_typed::<K>(args, algo))
 }
 

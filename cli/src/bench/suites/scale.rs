@@ -1,0 +1,530 @@
+//! `sortlab bench scale`: the radix sort past one GPU, against one GPU in the same run.
+//!
+//! Rows (u32 keys by default; `--sizes 30` is the issue's 2^30):
+//! - `radix-1gpu` (op `resident`): one GPU's radix sort of device-resident keys, the baseline;
+//!   `multi-Ngpu` (op `resident`): the keys split evenly over N GPUs (2, 4, ... and every
+//!   GPU present), device-resident, sorted by `gpu-sorts::multi`; `alltoall-Ngpu` (op `nccl`):
+//!   NCCL's grouped send/receive alone moving the bytes that sort exchanged, the rate NCCL gives
+//!   on this machine.
+//! - `radix-1gpu-host` and `multi-Ngpu-host` (op `host`): host memory to host memory, uploads
+//!   and downloads included (the issue's RMG-sort comparison).
+//! - `copy-h2d` and `copy-d2h` (op `copy`): pinned copies of the keys' bytes over the host link
+//!   of GPU 0, the rates that bound a streamed sort; `stream-4x` and `stream-16x` (op `host`):
+//!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes.
+//!
+//! Every call is timed by the wall clock around the call with every GPU synchronised (work on
+//! several GPUs has no one stream to put events on), the median of `--reps` after
+//! [`WARMUP_CALLS`] untimed calls; the input is restored before each call, untimed. Every row's
+//! last result is checked (sorted, a permutation of the input) before the row is written. A
+//! summary after the table gives each row's speed-up over one GPU, the exchange's share of the
+//! multi-GPU time, and each streamed row against the bound its crossings of the host link put
+//! on it at the measured copy rates.
+
+use std::time::Instant;
+
+use sortlab_cpu_reference::check;
+use sortlab_gpu_sorts::multi::{self, MultiOptions};
+use sortlab_gpu_sorts::radix::{self, RadixOptions};
+use sortlab_gpu_sorts::stream::{self, StreamOptions};
+use sortlab_primitives::{DeviceBuffer, Gpu, GpuGroup, PinnedBuffer};
+
+use crate::args::BenchArgs;
+use crate::backend::gen::generate;
+use crate::bench::row::{gbps, wrong, BenchRow, RowId};
+use crate::bench::setup::{write_rows, Run};
+use crate::bench::timing::{gpu_err, median, WARMUP_CALLS};
+use crate::cmd::{note, say};
+use crate::error::CliError;
+use crate::key::CliKey;
+use crate::with_key_type;
+
+/// Budgets of the streamed rows, as fractions of the keys' bytes: the issue's 4x and 16x.
+const STREAM_RATIOS: [u64; 2] = [4, 16];
+
+/// The GPU counts of the multi-GPU rows on a host with `present` GPUs: powers of two from 2,
+/// and `present` itself.
+fn group_sizes(present: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = std::iter::successors(Some(2usize), |g| g.checked_mul(2))
+        .take_while(|&g| g <= present)
+        .collect();
+    if present >= 2 && !v.contains(&present) {
+        v.push(present);
+    }
+    v
+}
+
+/// Every row name the suite knows on a host with `present` GPUs.
+fn names(present: usize) -> Vec<String> {
+    let mut v = vec!["radix-1gpu".to_string(), "radix-1gpu-host".to_string()];
+    for g in group_sizes(present) {
+        v.push(format!("multi-{g}gpu"));
+        v.push(format!("alltoall-{g}gpu"));
+        v.push(format!("multi-{g}gpu-host"));
+    }
+    v.extend(["copy-h2d".to_string(), "copy-d2h".to_string()]);
+    v.extend(STREAM_RATIOS.map(|r| format!("stream-{r}x")));
+    v
+}
+
+/// Runs the suite over the key types, patterns and sizes of `args`.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let present = Gpu::device_count().unwrap_or(0);
+    let known = names(present.max(4));
+    let ctx = Run::new(args, &known, &known)?;
+    if ctx.gpu.is_none() {
+        return Err(CliError::NoDevice {
+            reason: "`sortlab bench scale` runs only on GPUs".into(),
+        });
+    }
+    say(&format!(
+        "{:<18} {:<9} {:<5} {:<12} {:>12} {:>10} {:>9} {:>8}",
+        "algo", "op", "type", "pattern", "n", "ms", "Gkeys/s", "GB/s"
+    ));
+    let mut rows = Vec::new();
+    for (t, p, n) in ctx.points() {
+        let input_pattern = p;
+        with_key_type!(t, K => {
+            let input = generate::<K>(input_pattern, n as usize, ctx.seed);
+            let mut point = Point {
+                ctx: &ctx,
+                rows: &mut rows,
+                pattern: input_pattern.to_string(),
+                n,
+                summary: Vec::new(),
+            };
+            point.run::<K>(&input, present)?;
+            for line in &point.summary {
+                note(line);
+            }
+        });
+    }
+    write_rows(args, &rows)
+}
+
+/// One (key type, pattern, size) point: its rows and summary lines.
+struct Point<'a> {
+    ctx: &'a Run,
+    rows: &'a mut Vec<BenchRow>,
+    pattern: String,
+    n: u64,
+    summary: Vec<String>,
+}
+
+/// Median milliseconds of `reps` calls of `call`, each after an untimed `restore`, after
+/// [`WARMUP_CALLS`] untimed calls; `sync` waits for every GPU the call used.
+fn time_wall<S>(
+    reps: u32,
+    state: &mut S,
+    mut restore: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+    mut call: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+    mut sync: impl FnMut() -> sortlab_primitives::Result<()>,
+) -> sortlab_primitives::Result<f64> {
+    for _ in 0..WARMUP_CALLS {
+        restore(state)?;
+        call(state)?;
+        sync()?;
+    }
+    let mut t = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        restore(state)?;
+        sync()?;
+        let s = Instant::now();
+        call(state)?;
+        sync()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(&mut t))
+}
+
+/// `input` cut into `g` nearly equal consecutive shares.
+fn shares<K: Copy>(input: &[K], g: usize) -> Vec<&[K]> {
+    let n = input.len();
+    (0..g).map(|i| &input[i * n / g..(i + 1) * n / g]).collect()
+}
+
+impl Point<'_> {
+    fn wants(&self, algo: &str) -> bool {
+        self.ctx.algos.wants(algo)
+    }
+
+    /// Writes the row `algo` (op `op`): `ms` median milliseconds, `bytes` moved.
+    fn push<K: CliKey>(&mut self, algo: &str, op: &'static str, ms: f64, bytes: u64) {
+        let row = BenchRow::new(
+            RowId {
+                algo: algo.to_string(),
+                engine: "gpu",
+                op,
+                key_type: K::NAME,
+                value_type: None,
+                pattern: self.pattern.clone(),
+            },
+            self.n,
+            ms,
+            bytes,
+            &self.ctx.stamp,
+        );
+        say(&format!(
+            "{:<18} {:<9} {:<5} {:<12} {:>12} {:>10.3} {:>9.3} {:>8.1}",
+            row.algo,
+            row.op,
+            row.key_type,
+            row.pattern,
+            row.n,
+            row.ms,
+            row.keys_per_s / 1e9,
+            row.gbps
+        ));
+        self.rows.push(row);
+    }
+
+    /// The checks of a sort's result: sorted, and a permutation of `input`.
+    fn check<K: CliKey>(&self, input: &[K], out: &[K], what: &str) -> Result<(), CliError> {
+        check::check_sorted(out, self.ctx.order).map_err(|e| wrong(what, e))?;
+        check::check_permutation(input, out).map_err(|e| wrong(what, e))
+    }
+
+    fn run<K: CliKey>(&mut self, input: &[K], present: usize) -> Result<(), CliError> {
+        let gpu = self.ctx.gpu.clone().ok_or_else(|| CliError::NoDevice {
+            reason: "no GPU".into(),
+        })?;
+        let bytes = (input.len() * K::SIZE) as u64;
+        let order = self.ctx.order;
+        let reps = self.ctx.reps;
+        let mut one_gpu = [None, None];
+
+        // One GPU, device-resident and host to host.
+        if self.wants("radix-1gpu") {
+            let what = "benchmarking radix-1gpu";
+            let err = gpu_err(what);
+            let pristine = DeviceBuffer::from_host(&gpu, input).map_err(&err)?;
+            let mut work = DeviceBuffer::<K>::alloc(&gpu, input.len()).map_err(&err)?;
+            let opts = RadixOptions::default().with_order(order);
+            let t = time_wall(
+                reps,
+                &mut work,
+                |w| w.copy_from_device(&pristine),
+                |w| radix::sort_keys(&gpu, w, &opts),
+                || gpu.synchronize(),
+            )
+            .map_err(&err)?;
+            self.check(input, &work.to_host().map_err(&err)?, what)?;
+            one_gpu[0] = Some(t);
+            self.push::<K>("radix-1gpu", "resident", t, 2 * bytes);
+        }
+        if self.wants("radix-1gpu-host") {
+            let what = "benchmarking radix-1gpu-host";
+            let err = gpu_err(what);
+            let opts = RadixOptions::default().with_order(order);
+            let mut work = input.to_vec();
+            let t = time_wall(
+                reps,
+                &mut work,
+                |w| {
+                    w.copy_from_slice(input);
+                    Ok(())
+                },
+                |w| radix::sort_keys_host(&gpu, w, &opts),
+                || gpu.synchronize(),
+            )
+            .map_err(&err)?;
+            self.check(input, &work, what)?;
+            one_gpu[1] = Some(t);
+            self.push::<K>("radix-1gpu-host", "host", t, 2 * bytes);
+        }
+
+        // Several GPUs.
+        for g in group_sizes(present) {
+            let names = [
+                format!("multi-{g}gpu"),
+                format!("alltoall-{g}gpu"),
+                format!("multi-{g}gpu-host"),
+            ];
+            if !names.iter().any(|a| self.wants(a)) {
+                continue;
+            }
+            let what = format!("benchmarking {g} GPUs");
+            let err = gpu_err(&what);
+            let ordinals: Vec<usize> = (0..g).collect();
+            let group = GpuGroup::new(&ordinals).map_err(&err)?;
+            let sync_all = || group.synchronize();
+            let opts = MultiOptions::default().with_order(order);
+            let timed = opts.with_timed(true);
+            if self.wants(&names[0]) || self.wants(&names[1]) {
+                let pristine: Vec<DeviceBuffer<K>> = shares(input, g)
+                    .into_iter()
+                    .zip(group.gpus())
+                    .map(|(s, gp)| DeviceBuffer::from_host(gp, s))
+                    .collect::<sortlab_primitives::Result<_>>()
+                    .map_err(&err)?;
+                let mut work: Vec<DeviceBuffer<K>> = pristine
+                    .iter()
+                    .map(DeviceBuffer::try_clone)
+                    .collect::<sortlab_primitives::Result<_>>()
+                    .map_err(&err)?;
+                let mut last = None;
+                let t = time_wall(
+                    reps,
+                    &mut work,
+                    |w| {
+                        for (i, p) in pristine.iter().enumerate() {
+                            if w[i].len() == p.len() {
+                                w[i].copy_from_device(p)?;
+                            } else {
+                                w[i] = p.try_clone()?;
+                            }
+                        }
+                        Ok(())
+                    },
+                    |w| {
+                        last = Some(multi::sort_keys(&group, w, &timed)?);
+                        Ok(())
+                    },
+                    sync_all,
+                )
+                .map_err(&err)?;
+                let mut out = Vec::with_capacity(input.len());
+                for s in &work {
+                    out.extend(s.to_host().map_err(&err)?);
+                }
+                self.check(input, &out, &names[0])?;
+                if self.wants(&names[0]) {
+                    self.push::<K>(&names[0], "resident", t, 2 * bytes);
+                }
+                if let Some(report) = last {
+                    let exchanged = report.exchanged_bytes;
+                    if let Some(times) = report.times {
+                        self.summary.push(format!(
+                            "{}: exchange {:.3} ms of {:.3} ms ({:.0}%): {} bytes; local sort \
+                             {:.3} ms, splitters {:.3} ms, merge {:.3} ms; shares {:?}",
+                            names[0],
+                            times.exchange * 1e3,
+                            t,
+                            100.0 * times.exchange * 1e3 / t,
+                            exchanged,
+                            times.local_sort * 1e3,
+                            times.splitters * 1e3,
+                            times.merge * 1e3,
+                            report.shares
+                        ));
+                    }
+                    if let Some(base) = one_gpu[0] {
+                        self.summary
+                            .push(format!("{}: {:.2}x radix-1gpu", names[0], base / t));
+                    }
+                    if self.wants(&names[1]) && exchanged > 0 {
+                        let t = time_alltoall::<K>(&group, input.len(), reps).map_err(&err)?;
+                        self.push::<K>(&names[1], "nccl", t, exchanged);
+                        self.summary.push(format!(
+                            "{}: {} bytes in {:.3} ms = {:.1} GB/s (algorithm bandwidth; bus \
+                             bandwidth x (G-1)/G)",
+                            names[1],
+                            exchanged,
+                            t,
+                            gbps(exchanged, t)
+                        ));
+                    }
+                }
+            }
+            if self.wants(&names[2]) {
+                let mut work = input.to_vec();
+                let t = time_wall(
+                    reps,
+                    &mut work,
+                    |w| {
+                        w.copy_from_slice(input);
+                        Ok(())
+                    },
+                    |w| multi::sort_keys_host(&group, w, &opts).map(drop),
+                    sync_all,
+                )
+                .map_err(&err)?;
+                self.check(input, &work, &names[2])?;
+                self.push::<K>(&names[2], "host", t, 2 * bytes);
+                if let Some(base) = one_gpu[1] {
+                    self.summary
+                        .push(format!("{}: {:.2}x radix-1gpu-host", names[2], base / t));
+                }
+            }
+        }
+
+        // The host link and the streamed sort.
+        let mut rates = [None, None];
+        if self.wants("copy-h2d")
+            || self.wants("copy-d2h")
+            || STREAM_RATIOS
+                .iter()
+                .any(|r| self.wants(&format!("stream-{r}x")))
+        {
+            let what = "benchmarking pinned copies";
+            let err = gpu_err(what);
+            let (h2d, d2h) = time_pinned_copies(&gpu, input, reps).map_err(&err)?;
+            rates = [Some(gbps(bytes, h2d)), Some(gbps(bytes, d2h))];
+            if self.wants("copy-h2d") {
+                self.push::<K>("copy-h2d", "copy", h2d, bytes);
+            }
+            if self.wants("copy-d2h") {
+                self.push::<K>("copy-d2h", "copy", d2h, bytes);
+            }
+        }
+        for ratio in STREAM_RATIOS {
+            let name = format!("stream-{ratio}x");
+            if !self.wants(&name) {
+                continue;
+            }
+            let what = format!("benchmarking {name}");
+            let err = gpu_err(&what);
+            let budget = (bytes / ratio) as usize;
+            let min = stream::min_device_budget::<K>(0);
+            if budget < min {
+                self.summary.push(format!(
+                    "{name}: skipped: a budget of {budget} bytes is below the streamed sort's \
+                     minimum of {min}; use larger --sizes"
+                ));
+                continue;
+            }
+            let opts = StreamOptions::default()
+                .with_order(order)
+                .with_device_budget(Some(budget));
+            let mut work = input.to_vec();
+            let mut report = None;
+            let t = time_wall(
+                reps,
+                &mut work,
+                |w| {
+                    w.copy_from_slice(input);
+                    Ok(())
+                },
+                |w| {
+                    report = Some(stream::sort_keys(&gpu, w, &opts)?);
+                    Ok(())
+                },
+                || gpu.synchronize(),
+            )
+            .map_err(&err)?;
+            self.check(input, &work, &name)?;
+            self.push::<K>(&name, "host", t, 2 * bytes);
+            if let (Some(r), [Some(h2d), Some(d2h)]) = (report, rates) {
+                let down = r.bytes_to_device as f64 / (h2d * 1e9);
+                let up = r.bytes_to_host as f64 / (d2h * 1e9);
+                let serial = (down + up) * 1e3;
+                let overlapped = down.max(up) * 1e3;
+                self.summary.push(format!(
+                    "{name}: {} chunks, {} buckets, {} crossings; bound at the measured copy \
+                     rates {:.3} ms with both directions overlapped ({:.0}% of it reached), \
+                     {:.3} ms one direction at a time ({:.0}%)",
+                    r.chunks,
+                    r.buckets,
+                    r.crossings,
+                    overlapped,
+                    100.0 * overlapped / t,
+                    serial,
+                    100.0 * serial / t
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Median milliseconds of a pinned host-to-device and a device-to-host copy of `input`'s bytes
+/// on `gpu`.
+fn time_pinned_copies<K: CliKey>(
+    gpu: &Gpu,
+    input: &[K],
+    reps: u32,
+) -> sortlab_primitives::Result<(f64, f64)> {
+    let n = input.len();
+    let mut host = PinnedBuffer::<K>::alloc(gpu, n)?;
+    host.as_mut_slice()?.copy_from_slice(input);
+    let mut dev = DeviceBuffer::<K>::alloc(gpu, n)?;
+    let h2d = time_wall(
+        reps,
+        &mut dev,
+        |_| Ok(()),
+        |d| d.copy_from_pinned_async(0, &host, 0..n),
+        || gpu.synchronize(),
+    )?;
+    let d2h = time_wall(
+        reps,
+        &mut host,
+        |_| Ok(()),
+        |h| dev.copy_to_pinned_async(0..n, h, 0),
+        || gpu.synchronize(),
+    )?;
+    Ok((h2d, d2h))
+}
+
+/// Median milliseconds of NCCL moving the bytes an all-to-all of `n` keys of `K` spread evenly
+/// over `group` moves: each GPU sends every other GPU 1/G of its share.
+fn time_alltoall<K: CliKey>(
+    group: &GpuGroup,
+    n: usize,
+    reps: u32,
+) -> sortlab_primitives::Result<f64> {
+    let g = group.len();
+    let per = n / g;
+    let mut bufs = group
+        .gpus()
+        .iter()
+        .map(|gp| {
+            Ok((
+                DeviceBuffer::<K>::zeroed(gp, per)?,
+                DeviceBuffer::<K>::zeroed(gp, per)?,
+            ))
+        })
+        .collect::<sortlab_primitives::Result<Vec<_>>>()?;
+    let counts: Vec<usize> = (0..g).map(|j| (j + 1) * per / g - j * per / g).collect();
+    let offsets: Vec<usize> = (0..g).map(|j| j * per / g).collect();
+    time_wall(
+        reps,
+        &mut bufs,
+        |_| Ok(()),
+        |b| {
+            // One thread a rank, as the sort runs them: each rank's grouped calls must be
+            // issued while the others' are.
+            std::thread::scope(|s| {
+                let handles: Vec<_> = group
+                    .communicators()
+                    .iter()
+                    .zip(b.iter_mut())
+                    .map(|(comm, (send, recv))| {
+                        let (counts, offsets) = (&counts, &offsets);
+                        s.spawn(move || {
+                            comm.all_to_all_v(send, counts, offsets, recv, counts, offsets)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().try_for_each(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(sortlab_primitives::Error::Internal(
+                            "an all-to-all thread panicked".into(),
+                        ))
+                    })
+                })
+            })
+        },
+        || group.synchronize(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_sizes_are_powers_of_two_and_all() {
+        assert!(group_sizes(1).is_empty());
+        assert_eq!(group_sizes(2), [2]);
+        assert_eq!(group_sizes(3), [2, 3]);
+        assert_eq!(group_sizes(4), [2, 4]);
+        assert_eq!(group_sizes(8), [2, 4, 8]);
+    }
+
+    #[test]
+    fn shares_cover_the_input() {
+        let v: Vec<u32> = (0..10).collect();
+        let s = shares(&v, 3);
+        assert_eq!(s.iter().map(|x| x.len()).sum::<usize>(), 10);
+        assert_eq!(s.concat(), v);
+    }
+}
