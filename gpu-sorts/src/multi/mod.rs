@@ -254,6 +254,8 @@ fn run_group<K: SortKey, V: SortValue, I: Send>(
             group.len()
         )));
     }
+    // One group operation at a time: two sorts' collectives interleaved would deadlock.
+    let _turn = group.exclusive();
     let results: Vec<std::result::Result<Outcome<K, V>, Failure>> = std::thread::scope(|s| {
         let handles: Vec<_> = group
             .communicators()

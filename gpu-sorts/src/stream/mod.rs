@@ -85,10 +85,11 @@ mod pipeline;
 mod plan;
 mod select;
 
-pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport};
+pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport, StreamTimes};
 pub use plan::{budget_for_chunk, chunk_keys, min_device_budget, whole_keys, MIN_CHUNK_KEYS};
 
 use std::mem::MaybeUninit;
+use std::time::Instant;
 
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
@@ -212,10 +213,14 @@ fn sort_impl<K: SortKey, V: SortValue>(
         )));
     }
     let with_values = values.is_some();
+    let start = Instant::now();
     let mut lanes = (0..plan::LANES.min(n.div_ceil(chunk)))
         .map(|_| Lane::<K, V>::new(gpu, chunk, with_values, order))
         .collect::<Result<Vec<_>>>()?;
-    streamed(&mut lanes, keys, values, chunk, order, progress)
+    let lanes_made = start.elapsed();
+    let mut report = streamed(&mut lanes, keys, values, chunk, order, progress)?;
+    report.times.setup += lanes_made;
+    Ok(report)
 }
 
 /// The two passes of a streamed sort of `keys` (and `values`) in chunks of `chunk` through
@@ -228,6 +233,13 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     order: Order,
     progress: &(dyn Fn(StreamProgress) + Sync),
 ) -> Result<StreamReport> {
+    let mut clock = Instant::now();
+    let mut times = StreamTimes::default();
+    let mut lap = || {
+        let t = clock.elapsed();
+        clock = Instant::now();
+        t
+    };
     let n = keys.len();
     let with_values = values.is_some();
     let value_size = if with_values { V::SIZE } else { 0 };
@@ -262,6 +274,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     };
 
     // Pass 1: chunks of the input into sorted runs in the temporary.
+    times.setup = lap();
     report(StreamPhase::Runs, 0);
     {
         let input_keys: &[K] = keys;
@@ -304,6 +317,8 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
         }
     }
 
+    times.runs = lap();
+
     // The buckets: exact split points of every `chunk`-th output rank in the runs.
     let runs: Vec<&[K]> = temp_keys.chunks(chunk).collect();
     let bounds = select::bucket_bounds(&runs, order, chunk);
@@ -317,6 +332,8 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
             "bucket sizes {bucket_lens:?} differ from the chunks' {lens:?}"
         )));
     }
+
+    times.split = lap();
 
     // Pass 2: each bucket gathered from the runs, sorted, into its place in the caller's slices.
     report(StreamPhase::Merge, 0);
@@ -353,6 +370,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
         let done = |bytes| report(StreamPhase::Merge, bytes);
         run_pass(lanes, &lens, outs, order, &fill, &drain, &done)?;
     }
+    times.merge = lap();
     Ok(StreamReport {
         chunks,
         buckets,
@@ -360,6 +378,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
         bytes_to_device: to_device,
         bytes_to_host: to_host,
         chunk_keys: chunk,
+        times,
     })
 }
 
@@ -380,6 +399,7 @@ fn sort_whole<K: SortKey, V: SortValue>(
         total_bytes: 2 * bytes,
     };
     progress(at(0));
+    let start = Instant::now();
     let opts = RadixOptions::default().with_order(order);
     match values {
         Some(v) => radix::sort_pairs_host(gpu, keys, v, &opts)?,
@@ -393,6 +413,10 @@ fn sort_whole<K: SortKey, V: SortValue>(
         bytes_to_device: bytes,
         bytes_to_host: bytes,
         chunk_keys: n,
+        times: StreamTimes {
+            runs: start.elapsed(),
+            ..StreamTimes::default()
+        },
     })
 }
 

@@ -90,4 +90,20 @@ pub struct StreamReport {
     /// Keys per chunk and per bucket (the last of each pass may hold fewer); the input's
     /// length when it fit in one chunk.
     pub chunk_keys: usize,
+    /// Wall-clock time of each step.
+    pub times: StreamTimes,
+}
+
+/// Wall-clock time of the steps of a streamed sort (zero for the steps it did not take).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StreamTimes {
+    /// Allocations before the first copy: the lanes (device buffers, radix scratch, pinned
+    /// staging) and the host temporary's reservation.
+    pub setup: std::time::Duration,
+    /// The first pass (chunks to the device, sorted, back as runs), or the one piece.
+    pub runs: std::time::Duration,
+    /// The split of the runs into buckets on the host.
+    pub split: std::time::Duration,
+    /// The second pass (buckets gathered, sorted, into place).
+    pub merge: std::time::Duration,
 }

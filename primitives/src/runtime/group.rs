@@ -1,5 +1,7 @@
 //! [`GpuGroup`]: several GPUs of one process and one NCCL clique over them.
 
+use std::sync::{Mutex, MutexGuard};
+
 use super::gpu::Gpu;
 use super::nccl::Communicator;
 use crate::error::{Error, Result};
@@ -35,6 +37,8 @@ use crate::error::{Error, Result};
 pub struct GpuGroup {
     gpus: Vec<Gpu>,
     comms: Vec<Communicator>,
+    /// Held for the whole of one group operation ([`GpuGroup::exclusive`]).
+    turn: Mutex<()>,
 }
 
 impl GpuGroup {
@@ -61,7 +65,11 @@ impl GpuGroup {
         } else {
             Communicator::init_all(&gpus)?
         };
-        Ok(GpuGroup { gpus, comms })
+        Ok(GpuGroup {
+            gpus,
+            comms,
+            turn: Mutex::new(()),
+        })
     }
 
     /// Every visible device (`CUDA_VISIBLE_DEVICES` decides which), ranks in ordinal order.
@@ -93,6 +101,28 @@ impl GpuGroup {
     /// The communicators, rank order (`communicators()[i]` runs on `gpus()[i]`).
     pub fn communicators(&self) -> &[Communicator] {
         &self.comms
+    }
+
+    /// The group for one operation at a time: hold the guard from the first collective of an
+    /// operation (a sort, an all-to-all over every rank) to its last.
+    ///
+    /// Collectives of one clique must be issued in the same order on every rank. Two
+    /// operations on one group from two threads would interleave their ranks' calls (rank 0
+    /// in one sort's all-gather, rank 1 in the other's) and wait for each other forever; the
+    /// guard makes the second wait for the first instead. Every group entry point of
+    /// `gpu-sorts::multi` takes it.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use sortlab_primitives::runtime::GpuGroup;
+    /// let group = GpuGroup::all()?;
+    /// let _turn = group.exclusive(); // other threads' group operations wait here
+    /// // ... one thread per rank, each issuing its rank's collectives ...
+    /// # Ok::<(), sortlab_primitives::Error>(())
+    /// ```
+    pub fn exclusive(&self) -> MutexGuard<'_, ()> {
+        // The guard protects no data: a panic while it was held leaves nothing inconsistent.
+        self.turn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Waits for all work queued on every GPU of the group.

@@ -1,9 +1,10 @@
 //! `sortlab bench scale`: the radix sort past one GPU, against one GPU in the same run.
 //!
 //! Rows (u32 keys by default; `--sizes 30` is the issue's 2^30):
-//! - `radix-1gpu` (op `resident`): one GPU's radix sort of device-resident keys, the baseline;
-//!   `multi-Ngpu` (op `resident`): the keys split evenly over N GPUs (2, 4, ... and every
-//!   GPU present), device-resident, sorted by `gpu-sorts::multi`; `alltoall-Ngpu` (op `nccl`):
+//! - `radix-1gpu` (op `resident`): one GPU's radix sort of device-resident keys in place, the
+//!   baseline; `multi-Ngpu` (op `resident`): the keys split evenly over N GPUs (2, 4, ... and
+//!   every GPU present), device-resident, sorted by `gpu-sorts::multi` in place
+//!   (`MultiOptions::in_place`); `alltoall-Ngpu` (op `nccl`):
 //!   NCCL's grouped send/receive alone moving the bytes that sort exchanged, the rate NCCL gives
 //!   on this machine.
 //! - `radix-1gpu-host` and `multi-Ngpu-host` (op `host`): host memory to host memory, uploads
@@ -248,7 +249,9 @@ impl Point<'_> {
             let group = GpuGroup::new(&ordinals).map_err(&err)?;
             let sync_all = || group.synchronize();
             let opts = MultiOptions::default().with_order(order);
-            let timed = opts.with_timed(true);
+            // The bench restores the input before every call: the shares may be sorted where
+            // they are, as one GPU's radix sort sorts its keys.
+            let timed = opts.with_timed(true).with_in_place(true);
             if self.wants(&names[0]) || self.wants(&names[1]) {
                 let pristine: Vec<DeviceBuffer<K>> = shares(input, g)
                     .into_iter()
@@ -408,17 +411,23 @@ impl Point<'_> {
                 let up = r.bytes_to_host as f64 / (d2h * 1e9);
                 let serial = (down + up) * 1e3;
                 let overlapped = down.max(up) * 1e3;
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 self.summary.push(format!(
                     "{name}: {} chunks, {} buckets, {} crossings; bound at the measured copy \
                      rates {:.3} ms with both directions overlapped ({:.0}% of it reached), \
-                     {:.3} ms one direction at a time ({:.0}%)",
+                     {:.3} ms one direction at a time ({:.0}%); last call: setup {:.3} ms, \
+                     runs {:.3} ms, split {:.3} ms, merge {:.3} ms",
                     r.chunks,
                     r.buckets,
                     r.crossings,
                     overlapped,
                     100.0 * overlapped / t,
                     serial,
-                    100.0 * serial / t
+                    100.0 * serial / t,
+                    ms(r.times.setup),
+                    ms(r.times.runs),
+                    ms(r.times.split),
+                    ms(r.times.merge)
                 ));
             }
         }
@@ -482,6 +491,7 @@ fn time_alltoall<K: CliKey>(
         |b| {
             // One thread a rank, as the sort runs them: each rank's grouped calls must be
             // issued while the others' are.
+            let _turn = group.exclusive();
             std::thread::scope(|s| {
                 let handles: Vec<_> = group
                     .communicators()
