@@ -14,7 +14,10 @@
 //! - [`rough_sort`], [`rough_sort_pairs`]: determine the radius, then sort with it
 //!   ([`mod@sort`]: one pass over the keys for radii up to 1024, for keys alone one chained
 //!   pass up to 4096, Altman-Chlebus merge passes beyond, a full merge sort when the radius is at
-//!   least half the length), reporting the radius and the path ([`RoughReport`]);
+//!   least half the length), reporting the radius and the path ([`RoughReport`]); past the
+//!   crossover radius ([`sort::full_sort_past_k`]) `sortlab-gpu-sorts`' radix sort instead,
+//!   with the radius pass stopped early ([`RoughPath::Radix`]), so that nearly sorted input
+//!   never costs much more than a full sort;
 //! - [`rough_sort_with_radius`], [`rough_sort_pairs_with_radius`]: trust a radius the caller
 //!   knows, check it on the way, and on a too-small one return [`Error::RadiusTooSmall`] with
 //!   the data untouched, or redetermine it ([`OnWrongRadius`]).
@@ -56,6 +59,6 @@ pub use error::{Error, Result};
 pub use policy::{RadiusPolicy, SortPolicy};
 pub use radius::{is_k_sorted, radius};
 pub use sort::{
-    rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius, rough_sort_with_radius,
+    rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius, rough_sort_with_radius, Fallback,
     OnWrongRadius, RoughOptions, RoughPath, RoughReport,
 };
