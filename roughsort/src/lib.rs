@@ -59,6 +59,7 @@ pub use error::{Error, Result};
 pub use policy::{RadiusPolicy, SortPolicy};
 pub use radius::{is_k_sorted, radius};
 pub use sort::{
-    rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius, rough_sort_with_radius, Fallback,
-    OnWrongRadius, RoughOptions, RoughPath, RoughReport,
+    rough_sort, rough_sort_pairs, rough_sort_pairs_with_fallback, rough_sort_pairs_with_radius,
+    rough_sort_with_fallback, rough_sort_with_radius, Fallback, OnWrongRadius, RoughOptions,
+    RoughPath, RoughReport,
 };

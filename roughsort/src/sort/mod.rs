@@ -695,6 +695,85 @@ fn given_past_crossover<K: SortKey, V: SortValue>(
     }))
 }
 
+/// [`rough_sort`] with the fallback chosen: [`Fallback::Never`] keeps the rough sort's own
+/// paths at every radius (the exact radius always determined), for comparisons with the
+/// report's algorithm and for measuring the crossover.
+///
+/// # Overview
+/// As [`rough_sort`] (which is this with [`Fallback::Auto`]).
+///
+/// # Key types
+/// As [`rough_sort`].
+///
+/// # Stability
+/// Stable (not observable for keys alone).
+///
+/// # Errors
+/// As [`rough_sort`].
+///
+/// # Performance
+/// With [`Fallback::Never`], the crate's `README.md` crossover table: past the crossover each
+/// doubling of the radius adds a merge pass, and the radius needs its wide pass (radii up to
+/// 16,384) or its far path (five more passes).
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::{DeviceBuffer, Gpu, Order};
+/// use sortlab_roughsort::{rough_sort_with_fallback, Fallback, RoughPath};
+/// let gpu = Gpu::new(0)?;
+/// let mut keys = DeviceBuffer::from_host(&gpu, &[5u32, 4, 3, 2, 1])?;
+/// let report = rough_sort_with_fallback(&gpu, &mut keys, Order::Ascending, Fallback::Never)?;
+/// assert_eq!((report.radius, report.path), (4, RoughPath::Window));
+/// # Ok::<(), sortlab_roughsort::Error>(())
+/// ```
+pub fn rough_sort_with_fallback<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+    fallback: Fallback,
+) -> Result<RoughReport> {
+    determine_and_sort::<K, u32>(gpu, keys, None, order, fallback)
+}
+
+/// [`rough_sort_pairs`] with the fallback chosen (see [`rough_sort_with_fallback`]).
+///
+/// # Overview
+/// As [`rough_sort_pairs`] (which is this with [`Fallback::Auto`]).
+///
+/// # Key types
+/// As [`rough_sort_pairs`].
+///
+/// # Stability
+/// Stable in both orders, equal to `sortlab_cpu_reference::sort::sort_pairs` exactly.
+///
+/// # Errors
+/// As [`rough_sort_pairs`].
+///
+/// # Performance
+/// See [`rough_sort_with_fallback`].
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::{DeviceBuffer, Gpu, Order};
+/// use sortlab_roughsort::{rough_sort_pairs_with_fallback, Fallback};
+/// let gpu = Gpu::new(0)?;
+/// let mut keys = DeviceBuffer::from_host(&gpu, &[2u32, 1, 2, 1])?;
+/// let mut values = DeviceBuffer::from_host(&gpu, &[0u32, 1, 2, 3])?;
+/// rough_sort_pairs_with_fallback(&gpu, &mut keys, &mut values, Order::Ascending, Fallback::Never)?;
+/// assert_eq!(values.to_host()?, [1, 3, 0, 2]);
+/// # Ok::<(), sortlab_roughsort::Error>(())
+/// ```
+pub fn rough_sort_pairs_with_fallback<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+    fallback: Fallback,
+) -> Result<RoughReport> {
+    check_lengths(keys.len(), values.len())?;
+    determine_and_sort(gpu, keys, Some(values), order, fallback)
+}
+
 /// [`GpuError::InvalidArgument`] unless there are as many values as keys.
 fn check_lengths(keys: usize, values: usize) -> Result<()> {
     if keys != values {
