@@ -33,8 +33,8 @@ fn main() {
     let n = 1usize << log2;
     println!("threads {}, n = 2^{log2} u32", rayon::current_num_threads());
     println!(
-        "{:>9} {:>10} {:>10} {:>7}",
-        "k", "rough ms", "radix ms", "ratio"
+        "{:>9} {:>10} {:>10} {:>7} {:>10}",
+        "k", "rough ms", "radix ms", "ratio", "radius ms"
     );
     for k in [
         16usize,
@@ -45,13 +45,20 @@ fn main() {
         65_536,
         262_144,
         1 << 20,
+        n / 8,
+        n / 4 - 1,
         n / 4,
+        n / 2,
+        n - 1,
     ] {
         let keys: Vec<u32> = sortlab_verify::k_sorted(n, k, 7);
         let r = time(&keys, |w| {
             rough::rough_sort_par(w, Order::Ascending);
         });
         let x = time(&keys, |w| radix::sort_keys(w, Order::Ascending));
-        println!("{k:>9} {r:>10.2} {x:>10.2} {:>7.2}", x / r);
+        let d = time(&keys, |w| {
+            std::hint::black_box(rough::radius_par(w, Order::Ascending));
+        });
+        println!("{k:>9} {r:>10.2} {x:>10.2} {:>7.2} {d:>10.2}", x / r);
     }
 }

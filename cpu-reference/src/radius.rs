@@ -218,22 +218,74 @@ fn walk_max<B: Ord + Copy>(r: impl Fn(usize) -> B, rl: &[B], start: usize, mut j
 /// assert_eq!(radius_par(&keys, Order::Ascending), 50_000);
 /// ```
 pub fn radius_par<K: SortKey>(keys: &[K], order: Order) -> usize {
+    match radius_par_up_to(keys, order, &|_| false) {
+        ParRadius::Exact(r) | ParRadius::Past { lower: r } => r,
+    }
+}
+
+/// What [`radius_par_up_to`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParRadius {
+    /// The radius.
+    Exact(usize),
+    /// The pass stopped: the radius is at least `lower`, and `stop` held for its bounds.
+    Past {
+        /// A lower bound on the radius.
+        lower: usize,
+    },
+}
+
+/// [`radius_par`], stopping before the walk when the blocks' extremes (the walk's first read)
+/// bound the radius to `(lower, upper)` with `stop((lower, upper))`: a key of block `x - 1`
+/// above the smallest key of block `t`, `t - x = g >= 1` (the largest such `g` over every
+/// block) puts the radius in `[g * B + 1, (g + 2) * B - 1]` (`B` the block; the argument of
+/// sortlab-roughsort's `halo_bounds`). Short inputs (one thread) are never stopped.
+pub(crate) fn radius_par_up_to<K: SortKey>(
+    keys: &[K],
+    order: Order,
+    stop: &dyn Fn((usize, usize)) -> bool,
+) -> ParRadius {
     let n = keys.len();
     if n < 2 * PAR_MIN_LEN {
-        return radius_memory_saving(keys, order);
+        return ParRadius::Exact(radius_memory_saving(keys, order));
     }
-    radius_par_pieces(keys, order, RADIUS_BLOCK)
+    radius_par_pieces(keys, order, RADIUS_BLOCK, stop)
+}
+
+/// The bounds on the radius of blocks of `piece` keys whose inclusive prefix maxima (by
+/// block) are `lr_end` and smallest keys `lo`: `None` when no key lies above a key two or more
+/// blocks on.
+fn block_bounds<B: Ord + Copy>(lr_end: &[B], lo: &[B], piece: usize) -> Option<(usize, usize)> {
+    let gaps = (2..lo.len())
+        .map(|t| {
+            // The first block a with a key above block t's smallest: boundary x = a + 1.
+            let a = lr_end[..t].partition_point(|&m| m <= lo[t]);
+            (t - 1).saturating_sub(a)
+        })
+        .max()
+        .unwrap_or(0);
+    (gaps > 0).then(|| {
+        (
+            gaps.saturating_mul(piece).saturating_add(1),
+            gaps.saturating_add(2).saturating_mul(piece) - 1,
+        )
+    })
 }
 
 /// Positions a block of [`radius_par`] walks: its `RL` (a 256 KiB buffer of 4-byte keys per
 /// thread) stays in the cache while the block is walked.
 const RADIUS_BLOCK: usize = 1 << 16;
 
-/// [`radius_par`] with blocks of `piece` (>= 1) positions.
-fn radius_par_pieces<K: SortKey>(keys: &[K], order: Order, piece: usize) -> usize {
+/// [`radius_par_up_to`] with blocks of `piece` (>= 1) positions.
+fn radius_par_pieces<K: SortKey>(
+    keys: &[K],
+    order: Order,
+    piece: usize,
+    stop: &dyn Fn((usize, usize)) -> bool,
+) -> ParRadius {
     let n = keys.len();
     if n < 2 {
-        return 0;
+        return ParRadius::Exact(0);
     }
     let r = |i: usize| rank(keys[i], order);
     // Every block's largest and smallest rank.
@@ -256,6 +308,12 @@ fn radius_par_pieces<K: SortKey>(keys: &[K], order: Order, piece: usize) -> usiz
             *acc
         })
         .collect();
+    let lo: Vec<K::Bits> = ext.iter().map(|e| e.1).collect();
+    if let Some(bounds) = block_bounds(&lr_end, &lo, piece) {
+        if stop(bounds) {
+            return ParRadius::Past { lower: bounds.0 };
+        }
+    }
     let mut rl_after: Vec<Option<K::Bits>> = vec![None; ext.len()];
     for b in (0..ext.len().saturating_sub(1)).rev() {
         let lo = ext[b + 1].1;
@@ -282,7 +340,7 @@ fn radius_par_pieces<K: SortKey>(keys: &[K], order: Order, piece: usize) -> usiz
             walk_max(r, rl, start, min(c, b) * piece)
         })
         .max()
-        .unwrap_or(0)
+        .map_or(ParRadius::Exact(0), ParRadius::Exact)
 }
 
 /// The radius by definition, in O(n²) time: the largest `j - i` with `i < j` and `a[i]` after
@@ -375,7 +433,11 @@ mod tests {
                     assert_eq!(radius_memory_saving(&v, order), r, "{v:?}");
                     assert_eq!(radius_par(&v, order), r, "{v:?}");
                     for piece in [1, 2, 3, 5] {
-                        assert_eq!(radius_par_pieces(&v, order, piece), r, "{v:?} {piece}");
+                        assert_eq!(
+                            radius_par_pieces(&v, order, piece, &|_| false),
+                            ParRadius::Exact(r),
+                            "{v:?} {piece}"
+                        );
                     }
                     assert_eq!(dm(&v, order).len(), n);
                 }
@@ -400,10 +462,19 @@ mod tests {
                     assert_eq!(radius_memory_saving(&v, order), r);
                     for piece in [1, 2, 7, 64, n] {
                         assert_eq!(
-                            radius_par_pieces(&v, order, piece),
-                            r,
+                            radius_par_pieces(&v, order, piece, &|_| false),
+                            ParRadius::Exact(r),
                             "n {n} w {w} {piece}"
                         );
+                        // Stopped at the blocks' bounds: they hold the radius.
+                        let holds = |(lower, upper): (usize, usize)| {
+                            assert!(lower <= r && r <= upper, "n {n} w {w} {piece}: {r}");
+                            true
+                        };
+                        match radius_par_pieces(&v, order, piece, &holds) {
+                            ParRadius::Exact(e) => assert_eq!(e, r),
+                            ParRadius::Past { lower } => assert!(lower <= r && r > piece),
+                        }
                     }
                 }
             }

@@ -49,6 +49,7 @@ use std::cmp::max;
 use rayon::prelude::*;
 use sortlab_primitives::{Order, SortKey, SortValue};
 
+use crate::radius::{radius_par_up_to, ParRadius};
 use crate::sort::rank;
 use crate::{check, CheckError, Error, PAR_MIN_LEN};
 
@@ -253,7 +254,7 @@ where
 }
 
 /// Sorts `keys` in `order` with Altman-Chlebus parallel roughsort on rayon and returns the
-/// radius it found.
+/// radius it found (a lower bound on it where the radius pass stopped early for the full sort).
 ///
 /// # Overview
 /// Determines the radius `k` ([`radius_par`]), sorts every run of `2k` keys from position 0 in
@@ -262,8 +263,12 @@ where
 /// most `k` places from its sorted place, so this sorts it. O(n log k) work. Where the runs of
 /// `2k` are half the input or more (`k >= n / 4`: two passes over at most two runs each, more
 /// work than one full sort) the parallel radix sort ([`crate::radix::sort_keys`]) sorts the
-/// keys instead, as the GPU rough sort takes a full sort from `k >= n / 2`. Runs of 1024 keys and more are sorted by the radix sort too,
-/// one thread each up to 2^16 keys. Measured figures: the crate's `README.md`.
+/// keys instead, as the GPU rough sort takes its radix sort past a fixed crossover radius. The
+/// radius pass stops after its first read (the extremes of blocks of 2^16 keys) when those
+/// bound the radius to where `k >= n / 4` may hold, so such input costs little more than
+/// the full sort; the radius returned is then a lower bound. Runs of 256 keys and more are
+/// sorted by the radix sort too, one thread each up to 2^16 keys. Measured figures: the crate's
+/// `README.md`.
 ///
 /// # Key types
 /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order, ascending or descending.
@@ -285,9 +290,24 @@ where
 /// assert_eq!(keys, [6, 5, 4, 3, 2, 1]);
 /// ```
 pub fn rough_sort_par<K: SortKey>(keys: &mut [K], order: Order) -> usize {
-    let k = radius_par(keys, order);
-    sort_par_with_radius(keys, k, order);
-    k
+    match radius_or_full_sort(keys, order) {
+        ParRadius::Exact(k) => {
+            sort_par_with_radius(keys, k, order);
+            k
+        }
+        ParRadius::Past { lower } => {
+            crate::radix::sort_keys(keys, order);
+            lower
+        }
+    }
+}
+
+/// The radius of `keys` by [`radius_par`], or [`ParRadius::Past`] when the walk's first read
+/// (the blocks' extremes) already bounds it to where [`few_runs`] may hold: the full sort is
+/// then taken without the rest of the radius (the walk, about three quarters of its time).
+fn radius_or_full_sort<K: SortKey>(keys: &[K], order: Order) -> ParRadius {
+    let n = keys.len();
+    radius_par_up_to(keys, order, &|(_, upper)| few_runs(n, upper))
 }
 
 /// Whether a radius `k` leaves Altman-Chlebus on `n` keys at most two runs of `2k` a pass:
@@ -353,8 +373,9 @@ pub fn rough_sort_par_with_radius<K: SortKey>(
 ///
 /// # Overview
 /// As [`rough_sort_par`], on packed `(rank, value)` pairs sorted with stable sorts; where the
-/// runs would be few (`k >= n / 4`), by the stable parallel radix sort
-/// ([`crate::radix::sort_pairs`]).
+/// runs would be few (`k >= n / 4`, or the radius pass's first read shows it may be), by the
+/// stable parallel radix sort ([`crate::radix::sort_pairs`]); the radius returned is then a
+/// lower bound where the pass stopped early.
 ///
 /// # Key types
 /// As [`rough_sort_par`]; values are any [`SortValue`], moved and never compared.
@@ -385,14 +406,14 @@ pub fn rough_sort_par_pairs<K: SortKey, V: SortValue>(
     order: Order,
 ) -> Result<usize, Error> {
     check_lengths(keys, values)?;
-    let k = radius_par(keys, order);
-    if k == 0 {
-        return Ok(0);
-    }
-    if few_runs(keys.len(), k) {
-        crate::radix::sort_pairs(keys, values, order)?;
-        return Ok(k);
-    }
+    let k = match radius_or_full_sort(keys, order) {
+        ParRadius::Exact(0) => return Ok(0),
+        ParRadius::Exact(k) if !few_runs(keys.len(), k) => k,
+        ParRadius::Exact(k) | ParRadius::Past { lower: k } => {
+            crate::radix::sort_pairs(keys, values, order)?;
+            return Ok(k);
+        }
+    };
     let mut packed: Vec<(K::Bits, K, V)> = keys
         .par_iter()
         .zip(values.par_iter())
@@ -530,6 +551,42 @@ mod tests {
                         .all(|(a, b)| a.to_bits() == b.to_bits()),
                     "f64 w {w}"
                 );
+            }
+        }
+    }
+
+    /// The radius pass stops after the blocks' extremes exactly where they bound the radius
+    /// to where the full sort may be taken (`k >= n / 4`), keys and pairs alike.
+    #[test]
+    fn rough_sort_par_stops_the_radius_pass_early_past_n_over_4() {
+        let n = 1usize << 20;
+        for (d, stops) in [
+            (n / 8, false),
+            (n / 4 - 1, false),
+            (n / 4, true),
+            (n - 1, true),
+        ] {
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            v.swap(0, d); // radius exactly d
+            let mut keys = v.clone();
+            let found = rough_sort_par(&mut keys, Order::Ascending);
+            assert!(
+                keys.iter().enumerate().all(|(i, &x)| x == i as u32),
+                "d {d}"
+            );
+            let mut values: Vec<u64> = (0..n as u64).collect();
+            let mut pkeys = v.clone();
+            let pfound = rough_sort_par_pairs(&mut pkeys, &mut values, Order::Ascending).unwrap();
+            assert_eq!(pkeys, keys, "d {d}");
+            let mut want = (0..n as u64).collect::<Vec<_>>();
+            want.swap(0, d);
+            assert_eq!(values, want, "d {d}");
+            if stops {
+                // A lower bound, more than a block of 2^16 below the radius here.
+                assert!(found < d && found > 1 << 16, "d {d}: {found}");
+                assert_eq!(pfound, found);
+            } else {
+                assert_eq!((found, pfound), (d, d));
             }
         }
     }

@@ -12,6 +12,8 @@
 //! `ROUGH_RESERVE_GIB=G` first makes G GiB of room in the memory pool (`Gpu::reserve_pool`).
 //! Without it the 2nd to 4th calls of each radius were 1.1 to 1.7 ms slower at 2^28 (H100), that
 //! time spent in the host's part of the call while the driver mapped memory for the pool.
+//! Past the crossover radius (`sort::full_sort_past_k`) both sorts here take the radix fallback;
+//! `rough_crossover` times the rough paths there.
 
 use std::error::Error;
 

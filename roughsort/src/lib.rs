@@ -14,7 +14,10 @@
 //! - [`rough_sort`], [`rough_sort_pairs`]: determine the radius, then sort with it
 //!   ([`mod@sort`]: one pass over the keys for radii up to 1024, for keys alone one chained
 //!   pass up to 4096, Altman-Chlebus merge passes beyond, a full merge sort when the radius is at
-//!   least half the length), reporting the radius and the path ([`RoughReport`]);
+//!   least half the length), reporting the radius and the path ([`RoughReport`]); past the
+//!   crossover radius ([`sort::full_sort_past_k`]) `sortlab-gpu-sorts`' radix sort instead,
+//!   with the radius pass stopped early ([`RoughPath::Radix`]), so that nearly sorted input
+//!   never costs much more than a full sort;
 //! - [`rough_sort_with_radius`], [`rough_sort_pairs_with_radius`]: trust a radius the caller
 //!   knows, check it on the way, and on a too-small one return [`Error::RadiusTooSmall`] with
 //!   the data untouched, or redetermine it ([`OnWrongRadius`]).
@@ -29,7 +32,8 @@
 //! On an NVIDIA H100, 2^28 `u32` keys of the k-sorted pattern, radius included, against CUB's
 //! `DeviceRadixSort` in the same run (`scripts/bench-gpu roughsort`): keys 5.07x / 3.41x /
 //! 2.30x faster at k = 16 / 256 / 4096, pairs 3.13x / 1.93x / 1.20x; keys stay ahead up to
-//! k = 16,384 (pairs up to 4096). The radius alone reads the keys once (0.46 ms, about one read
+//! k = 16,384 (pairs up to 4096), and past that the radix fallback costs one read of the keys
+//! more than a full radix sort. The radius alone reads the keys once (0.46 ms, about one read
 //! at the copy rate) up to k = 4096. The current table, the crossover, the tuning measurements
 //! and what was tried and not kept are in the crate's `README.md`.
 //!
@@ -56,6 +60,7 @@ pub use error::{Error, Result};
 pub use policy::{RadiusPolicy, SortPolicy};
 pub use radius::{is_k_sorted, radius};
 pub use sort::{
-    rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius, rough_sort_with_radius,
-    OnWrongRadius, RoughOptions, RoughPath, RoughReport,
+    rough_sort, rough_sort_pairs, rough_sort_pairs_with_fallback, rough_sort_pairs_with_radius,
+    rough_sort_with_fallback, rough_sort_with_radius, Fallback, OnWrongRadius, RoughOptions,
+    RoughPath, RoughReport,
 };

@@ -9,10 +9,11 @@
 //!
 //! GPU (`#[ignore = "needs a CUDA device"]`): the same for `sortlab_roughsort` — radius and
 //! is_k_sorted against the CPU on every pattern and on k-sorted inputs whose radius crosses the
-//! one-pass reach, the sort suite for `rough_sort` and for `rough_sort_with_radius`, every
-//! path (window, merge passes, full sort) on keys and stable pairs, a too-small radius
-//! reported with the data untouched, and `gpu_rough_timings` (run it alone: it prints the
-//! kernel times at 2^28 u32 keys).
+//! one-pass reach, the sort suite for `rough_sort`, for `rough_sort_with_radius` and for the
+//! same without the radix fallback (`Fallback::Never`), every path (window, chained, merge
+//! passes, full sort, and the radix sort past the crossover) on keys and stable pairs, a
+//! too-small radius reported with the data untouched, and `gpu_rough_timings` /
+//! `gpu_rough_crossover` (run them alone: they print times at 2^28 keys).
 
 use sortlab_cpu_reference::{check, rough, sort, CheckError};
 use sortlab_verify::{generate, seed_for, Order, Pattern, SortKey};
@@ -214,9 +215,11 @@ sortlab_verify::sort_suite!(cpu_rough_par, CpuRoughPar);
 mod gpu {
     use super::*;
     use sortlab_primitives::{median, DeviceBuffer, Gpu, GpuTimer};
+    use sortlab_roughsort::sort::{full_sort_past_k, prefers_full_sort};
     use sortlab_roughsort::{
         is_k_sorted, radius, rough_sort, rough_sort_pairs, rough_sort_pairs_with_radius,
-        rough_sort_with_radius, Error, OnWrongRadius, RoughOptions, RoughPath,
+        rough_sort_with_radius, Error, Fallback, OnWrongRadius, RoughOptions, RoughPath,
+        RoughReport,
     };
     use sortlab_verify::testing::{on_device, on_device_pairs};
     use std::time::Instant;
@@ -247,6 +250,37 @@ mod gpu {
     /// checked paths run on every pattern).
     pub(super) struct GpuRoughWithRadius(pub(super) Gpu);
 
+    /// As [`GpuRoughWithRadius`] with [`Fallback::Never`]: the rough sort's own paths at every
+    /// radius (merge passes and the full merge sort on the suite's unsorted patterns).
+    pub(super) struct GpuRoughNoFallback(pub(super) Gpu);
+
+    /// An error unless `report` of a radius determined on keys `K` (with values of
+    /// `value_size` bytes) agrees with the CPU's radius `expected`: exact, or a lower bound on
+    /// the radix path; the radix path exactly where the radius is past the crossover, or where
+    /// the radius pass stopped early.
+    pub(super) fn check_report<K: SortKey>(
+        report: &RoughReport,
+        expected: usize,
+        value_size: Option<usize>,
+    ) -> Result<(), String> {
+        let past = prefers_full_sort(expected, K::SIZE, value_size);
+        let ok = report.determined
+            && if report.radius_exact {
+                report.radius == expected && past == (report.path == RoughPath::Radix)
+            } else {
+                report.path == RoughPath::Radix
+                    && report.radius <= expected
+                    // Stopped early: the bounds reached past the crossover, so the radius is
+                    // above the pass's tile at least.
+                    && expected > 4096
+            };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("report {report:?}, CPU radius {expected}"))
+        }
+    }
+
     sortlab_verify::sort_algorithm! {
         impl GpuRough(self) {
             name: "roughsort rough_sort (GPU)",
@@ -256,16 +290,15 @@ mod gpu {
                 let expected = check::radius(keys, order);
                 on_device(&self.0, keys, |d| {
                     let report = rough_sort(&self.0, d, order).map_err(|e| e.to_string())?;
-                    if report.radius != expected || !report.determined {
-                        return Err(format!("report {report:?}, CPU radius {expected}"));
-                    }
-                    Ok(())
+                    check_report::<K>(&report, expected, None)
                 })
             }
             pairs(keys, values, order) {
+                let expected = check::radius(keys, order);
                 on_device_pairs(&self.0, keys, values, |dk, dv| {
-                    rough_sort_pairs(&self.0, dk, dv, order).map_err(|e| e.to_string())?;
-                    Ok(())
+                    let report =
+                        rough_sort_pairs(&self.0, dk, dv, order).map_err(|e| e.to_string())?;
+                    check_report::<K>(&report, expected, Some(V::SIZE))
                 })
             }
         }
@@ -288,6 +321,37 @@ mod gpu {
                 on_device_pairs(&self.0, keys, values, |dk, dv| {
                     rough_sort_pairs_with_radius(&self.0, dk, dv, k, &opts)
                         .map_err(|e| e.to_string())?;
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    sortlab_verify::sort_algorithm! {
+        impl GpuRoughNoFallback(self) {
+            name: "roughsort rough_sort_with_radius (GPU, CPU radius, Fallback::Never)",
+            stable: true,
+            tiles: vec![4096, 8192],
+            keys(keys, order) {
+                let (k, opts) = with_radius(keys, order);
+                let opts = RoughOptions { fallback: Fallback::Never, ..opts };
+                on_device(&self.0, keys, |d| {
+                    let r = rough_sort_with_radius(&self.0, d, k, &opts).map_err(|e| e.to_string())?;
+                    if r.path == RoughPath::Radix {
+                        return Err(format!("Fallback::Never took the radix path: {r:?}"));
+                    }
+                    Ok(())
+                })
+            }
+            pairs(keys, values, order) {
+                let (k, opts) = with_radius(keys, order);
+                let opts = RoughOptions { fallback: Fallback::Never, ..opts };
+                on_device_pairs(&self.0, keys, values, |dk, dv| {
+                    let r = rough_sort_pairs_with_radius(&self.0, dk, dv, k, &opts)
+                        .map_err(|e| e.to_string())?;
+                    if r.path == RoughPath::Radix {
+                        return Err(format!("Fallback::Never took the radix path: {r:?}"));
+                    }
                     Ok(())
                 })
             }
@@ -402,33 +466,151 @@ mod gpu {
                 let mut expected = input.clone();
                 sort::sort(&mut expected, order);
                 let what = format!("{} k = {k} {order}", K::NAME);
+                let r = check::radius(&input, order);
                 let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
                 let report = rough_sort(gpu, &mut d, order).unwrap();
                 check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                check_report::<K>(&report, r, None).expect(&what);
                 if order == Order::Ascending {
-                    assert_eq!(report.radius, k, "{what}");
-                    // 8-byte keys have the same window (8192) as 4-byte ones.
-                    assert_eq!(report.path, path, "{what}");
+                    // 8-byte keys have the same window (8192) as 4-byte ones; past the
+                    // crossover (16,384 for 4-byte keys, 4096 for 8-byte keys) the radix sort.
+                    let want = if prefers_full_sort(k, K::SIZE, None) {
+                        RoughPath::Radix
+                    } else {
+                        path
+                    };
+                    assert_eq!(report.path, want, "{what}");
                 }
-                // Pairs, stable, against the reference.
+                // The rough sort's own path for the same radius, given, without the fallback.
+                let never = RoughOptions {
+                    order,
+                    fallback: Fallback::Never,
+                    ..RoughOptions::default()
+                };
+                let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let report = rough_sort_with_radius(gpu, &mut d, r, &never).expect(&what);
+                check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                if order == Order::Ascending {
+                    assert_eq!(report.path, path, "{what}, Fallback::Never");
+                }
+                // Pairs, stable, against the reference, with and without the fallback.
                 let values: Vec<u32> = (0..n as u32).collect();
                 let (mut ek, mut ev) = (input.clone(), values.clone());
                 sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
-                let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
-                let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
-                let r = check::radius(&input, order);
-                let opts = RoughOptions {
+                let auto = RoughOptions {
                     order,
                     ..RoughOptions::default()
                 };
-                rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
-                check::check_pairs_equal(&ek, &ev, &dk.to_host().unwrap(), &dv.to_host().unwrap())
+                for opts in [auto, never] {
+                    let what = format!("{what}, pairs, {:?}", opts.fallback);
+                    let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                    let report =
+                        rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
+                    let radix =
+                        opts.fallback == Fallback::Auto && prefers_full_sort(r, K::SIZE, Some(4));
+                    assert_eq!(report.path == RoughPath::Radix, radix, "{what}: {report:?}");
+                    check::check_pairs_equal(
+                        &ek,
+                        &ev,
+                        &dk.to_host().unwrap(),
+                        &dv.to_host().unwrap(),
+                    )
                     .expect(&what);
+                }
             }
         }
     }
 
     gpu_test!(gpu_every_path_sorts_keys_and_stable_pairs: paths::<u32, f64, i64>);
+
+    /// The radix fallback: k-sorted keys (distinct, and with every 16 consecutive values one
+    /// key, so that stability shows) at radii on both sides of the crossovers (16,384 for 4-byte
+    /// keys alone, 4096 for 8-byte keys and for pairs), in both orders (reversed for
+    /// descending, so that the input is k-sorted in the order sorted): `rough_sort`,
+    /// `rough_sort_pairs` and their `_with_radius` forms take the radix path exactly past the
+    /// crossover (or, for a determined radius, where the radius pass stopped early) and equal
+    /// the stable reference exactly.
+    fn fallback<K: SortKey, V: sortlab_verify::IndexValue>(gpu: &Gpu, seed: u64) {
+        let n = (1 << 20) + 3;
+        for k in [0, 16, 4096, 4097, 16_384, 16_385, 70_000, n] {
+            let distinct: Vec<u32> = generate(Pattern::KSorted(k), n, seed ^ k as u64);
+            for ties in [1u32, 16] {
+                let ascending: Vec<K> = distinct
+                    .iter()
+                    .map(|&x| K::from_f64((x / ties) as f64))
+                    .collect();
+                for order in [Order::Ascending, Order::Descending] {
+                    let mut input = ascending.clone();
+                    if order == Order::Descending {
+                        input.reverse();
+                    }
+                    let r = check::radius(&input, order);
+                    assert!(r <= k, "k {k} r {r}");
+                    let what = format!(
+                        "{}/{} n = {n} k = {k} r = {r} ties {ties} {order}",
+                        K::NAME,
+                        V::VALUE_NAME
+                    );
+                    let mut expected = input.clone();
+                    sort::sort(&mut expected, order);
+                    let values: Vec<V> = (0..n).map(V::from_index).collect();
+                    let (mut ek, mut ev) = (input.clone(), values.clone());
+                    sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+                    let opts = RoughOptions {
+                        order,
+                        ..RoughOptions::default()
+                    };
+                    let past_keys = prefers_full_sort(r, K::SIZE, None);
+                    let past_pairs = prefers_full_sort(r, K::SIZE, Some(V::SIZE));
+                    // Keys, radius determined.
+                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let report = rough_sort(gpu, &mut d, order).expect(&what);
+                    check_report::<K>(&report, r, None).expect(&what);
+                    if r <= 4096 || past_keys {
+                        // No early stop below the radius tile; always the radix sort past it.
+                        assert_eq!(report.path == RoughPath::Radix, past_keys, "{what}");
+                    }
+                    check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                    // Keys, radius given.
+                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let report = rough_sort_with_radius(gpu, &mut d, r, &opts).expect(&what);
+                    assert_eq!(report.path == RoughPath::Radix, past_keys, "{what}");
+                    assert_eq!((report.radius, report.determined), (r, false), "{what}");
+                    check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                    // Pairs, radius determined, then given.
+                    let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                    let report = rough_sort_pairs(gpu, &mut dk, &mut dv, order).expect(&what);
+                    check_report::<K>(&report, r, Some(V::SIZE)).expect(&what);
+                    assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
+                    let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                    check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
+                    let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                    let report =
+                        rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
+                    assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
+                    let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                    check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
+                }
+            }
+        }
+        // The crossovers themselves, as the tests above assume them.
+        assert_eq!(full_sort_past_k(4, None), 16_384);
+        assert_eq!(full_sort_past_k(8, None), 4096);
+        assert_eq!(full_sort_past_k(K::SIZE, Some(V::SIZE)), 4096);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn gpu_fallback_past_the_crossover_equals_the_stable_reference() {
+        let gpu = gpu();
+        let seed = seed_for("rough::gpu_fallback_past_the_crossover_equals_the_stable_reference");
+        fallback::<u32, u32>(&gpu, seed);
+        fallback::<u64, u64>(&gpu, seed);
+        fallback::<f32, u64>(&gpu, seed);
+    }
 
     /// The chained pass (keys alone, k from an eighth to half a window) at lengths whose last run
     /// is short of, at, and past half a window, on distinct k-sorted keys and on the same with
@@ -490,9 +672,11 @@ mod gpu {
                         continue;
                     }
                     let what = format!("{} n = {n} k = {k} r = {r} {order}", K::NAME);
+                    // Without the fallback: a radius past the crossover is checked too.
                     let opts = RoughOptions {
                         order,
                         on_wrong_radius: OnWrongRadius::Error,
+                        fallback: Fallback::Never,
                     };
                     let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
                     for small in [r - 1, r / 2, 0] {
@@ -508,14 +692,36 @@ mod gpu {
                         .expect_err(&what);
                     assert_eq!(err, Error::RadiusTooSmall { k: r - 1 });
                     assert_eq!(dv.to_host().unwrap(), values, "values changed: {what}");
+                    // With the fallback, a too-small radius past the crossover is not checked: the
+                    // radix sort sorts whatever the radius.
+                    let auto = RoughOptions {
+                        order,
+                        on_wrong_radius: OnWrongRadius::Error,
+                        fallback: Fallback::Auto,
+                    };
+                    let mut expected = input.clone();
+                    sort::sort(&mut expected, order);
+                    for small in [r - 1, r / 2, 0] {
+                        let mut dd = DeviceBuffer::from_host(gpu, &input).unwrap();
+                        let got = rough_sort_with_radius(gpu, &mut dd, small, &auto);
+                        if prefers_full_sort(small, K::SIZE, None) {
+                            let report = got.expect(&what);
+                            assert_eq!(report.path, RoughPath::Radix, "{what}");
+                            check::check_equal(&expected, &dd.to_host().unwrap()).expect(&what);
+                        } else {
+                            assert_eq!(got.expect_err(&what), Error::RadiusTooSmall { k: small });
+                            check::check_equal(&input, &dd.to_host().unwrap()).expect(&what);
+                        }
+                    }
                     let opts = RoughOptions {
                         order,
                         on_wrong_radius: OnWrongRadius::Redetermine,
+                        fallback: Fallback::Never,
                     };
                     let report =
                         rough_sort_pairs_with_radius(gpu, &mut d, &mut dv, r - 1, &opts).unwrap();
                     assert!(
-                        report.determined && report.radius == r,
+                        report.determined && report.radius == r && report.radius_exact,
                         "{what}: {report:?}"
                     );
                     let (mut ek, mut ev) = (input.clone(), values.clone());
@@ -565,8 +771,9 @@ mod gpu {
     /// keys `d` apart (radius exactly `d` for `d >= 2`: the swapped pair is the widest
     /// inversion, its neighbours' duplicates never lengthen it), at the start, across 2^31 and
     /// 2^32 and at the end: the radius (one-pass and far), `is_k_sorted`, and `rough_sort` on every path
-    /// (window, chained, merge passes, and the full sort of the descending order) with 64-bit
-    /// positions.
+    /// (window, chained, merge passes, the radix sort past the crossover with the radius pass
+    /// stopped early, and, without the fallback, the full merge sort of the descending order)
+    /// with 64-bit positions.
     /// Minutes long: `scripts/gpu-check` runs the `past_2_pow_32` tests only with
     /// `SORTLAB_LARGE=1`; a device without the memory fails it.
     #[test]
@@ -585,7 +792,7 @@ mod gpu {
             (300, RoughPath::Window),
             (3000, RoughPath::Chained),
             (5000, RoughPath::MergePasses),
-            (100_000, RoughPath::MergePasses),
+            (100_000, RoughPath::Radix),
         ] {
             let starts = [5, (1 << 31) - 7, (1 << 32) - d / 2, n - 1 - d];
             for &p in &starts {
@@ -603,7 +810,16 @@ mod gpu {
                 "is_k_sorted({d} - 1)"
             );
             let report = rough_sort(&g, &mut keys, asc).unwrap();
-            assert_eq!((report.radius, report.path), (d, path), "d = {d}");
+            if report.radius_exact {
+                assert_eq!((report.radius, report.path), (d, path), "d = {d}");
+            } else {
+                // Stopped early past the crossover: a lower bound.
+                assert!(
+                    report.radius <= d && path == RoughPath::Radix,
+                    "d = {d}: {report:?}"
+                );
+            }
+            assert_eq!(report.path, path, "d = {d}");
             let out = keys.to_host().unwrap();
             assert_eq!(out.len(), n);
             assert_eq!(
@@ -612,10 +828,16 @@ mod gpu {
                 "d = {d}: first wrong position"
             );
         }
-        // The sorted keys in descending order: radius n - 1, the full sort.
+        // The sorted keys in descending order: radius n - 1, the full merge sort (without the
+        // fallback: the radix sort past 2^32 is sortlab-gpu-sorts' own test).
         let mut keys = DeviceBuffer::from_host(&g, &host).unwrap();
         drop(host);
-        let report = rough_sort(&g, &mut keys, Order::Descending).unwrap();
+        let never = RoughOptions {
+            order: Order::Descending,
+            fallback: Fallback::Never,
+            ..RoughOptions::default()
+        };
+        let report = rough_sort_with_radius(&g, &mut keys, n - 1, &never).unwrap();
         assert_eq!((report.radius, report.path), (n - 1, RoughPath::FullSort));
         let out = keys.to_host().unwrap();
         assert_eq!(
@@ -761,5 +983,10 @@ sortlab_verify::sort_suite!(
 sortlab_verify::sort_suite!(
     gpu_rough_with_radius,
     gpu::GpuRoughWithRadius(gpu::gpu()),
+    ignore = "needs a CUDA device"
+);
+sortlab_verify::sort_suite!(
+    gpu_rough_no_fallback,
+    gpu::GpuRoughNoFallback(gpu::gpu()),
     ignore = "needs a CUDA device"
 );

@@ -198,7 +198,51 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
         return Ok(0);
     }
     let ctx = Ctx::new::<K>(gpu, n, order)?;
-    halo_radius(&ctx, keys)
+    match halo_radius(&ctx, keys, None)? {
+        Found::Exact(r) | Found::Past { lower: r } => Ok(r),
+    }
+}
+
+/// What [`radius_up_to`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// The radius.
+    Exact(usize),
+    /// The radius may exceed the limit (a pass found an inversion whose bounds reach past it,
+    /// [`past_limit`]) and is at least `lower` (which may itself be at most the limit).
+    Past {
+        /// A lower bound on the radius.
+        lower: usize,
+    },
+}
+
+/// The radius of `keys` as [`radius`], or [`Found::Past`] as soon as a pass shows that the
+/// radius may exceed `limit` (the rough sort then takes a full sort, for which the exact radius
+/// is not needed): the wide pass and the far path run only when the radius is certainly at
+/// most `limit` (or, when the wide pass fails, they do not run at all).
+pub(crate) fn radius_up_to<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    order: Order,
+    limit: usize,
+) -> Result<Found> {
+    let n = keys.len();
+    if n < 2 {
+        return Ok(Found::Exact(0));
+    }
+    let ctx = Ctx::new::<K>(gpu, n, order)?;
+    halo_radius(&ctx, keys, Some(limit))
+}
+
+/// Whether a pass that found an inversion longer than its tile (radius between `lower` and
+/// `upper`) leaves the radius possibly above `limit`: the caller then stops and takes a full
+/// sort. Where the bounds straddle the limit the full sort is taken too: the rough sort's cost
+/// is a step function of `k.next_power_of_two()`, so near the crossover the two cost about the
+/// same, while another pass of the radius costs more than that difference (H100, 2^28 `u32`:
+/// the wide pass 0.65 ms; rough_sort at `k = 16,384` 6.07 ms, radius pass and radix sort about
+/// 6.2).
+pub(crate) fn past_limit((_lower, upper): (usize, usize), limit: usize) -> bool {
+    upper > limit
 }
 
 /// The radius by `radius_halo` and `far_check`, again with the wide tiles when some inversion
@@ -208,16 +252,31 @@ pub fn radius<K: SortKey>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: Order) -> Re
 /// some inversion is then longer than a wide tile, and one that long almost always spans two
 /// wide tiles too (the wide pass would fail: H100, 2^28 u32, k = 32768, the radius 3.66 ms
 /// against 4.23 with the wide pass tried first). Either way the radius is exact.
-fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usize> {
-    let bound = match halo_pass(ctx, keys)? {
-        Halo::Exact(r) => return Ok(r),
-        Halo::Beyond(bound) => bound,
+///
+/// With a `limit`, stops with [`Found::Past`] as soon as a pass's bounds leave the radius
+/// possibly above it ([`past_limit`]).
+fn halo_radius<K: SortKey>(
+    ctx: &Ctx<'_>,
+    keys: &DeviceBuffer<K>,
+    limit: Option<usize>,
+) -> Result<Found> {
+    let past = |bounds: (usize, usize)| limit.is_some_and(|l| past_limit(bounds, l));
+    let (lower, upper) = match halo_pass(ctx, keys)? {
+        Halo::Exact(r) => return Ok(Found::Exact(r)),
+        Halo::Beyond { lower, upper } => (lower, upper),
     };
+    if past((lower, upper)) {
+        return Ok(Found::Past { lower });
+    }
     let wide = RadiusPolicy::wide_for_key(K::SIZE);
-    if wide.tile() > ctx.tile && bound <= wide.tile() {
+    if wide.tile() > ctx.tile && lower <= wide.tile() {
         let wide_ctx = Ctx::with_policy::<K>(ctx.gpu, ctx.n, ctx.order, wide)?;
-        if let Halo::Exact(r) = halo_pass(&wide_ctx, keys)? {
-            return Ok(r);
+        match halo_pass(&wide_ctx, keys)? {
+            Halo::Exact(r) => return Ok(Found::Exact(r)),
+            Halo::Beyond { lower, upper } if past((lower, upper)) => {
+                return Ok(Found::Past { lower });
+            }
+            Halo::Beyond { .. } => {}
         }
     }
     let (hi, lo) = ctx.chunk_extremes(keys)?;
@@ -232,16 +291,39 @@ fn halo_radius<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<usiz
         Direction::Reverse,
         fast,
     )?;
-    far_radius(ctx, keys, &pm, &sm)
+    Ok(Found::Exact(far_radius(ctx, keys, &pm, &sm)?))
 }
 
 /// What one pass of `radius_halo` and `far_check` found.
 enum Halo {
     /// The radius.
     Exact(usize),
-    /// Some inversion spans more than a tile: the radius is above the tile, and at least this
-    /// (`far_check`'s bound); it needs a pass with larger tiles or the far path.
-    Beyond(usize),
+    /// Some inversion spans more than a tile: the radius is above the tile, between `lower`
+    /// and `upper` (`far_check`'s bounds, [`halo_bounds`]); it needs a pass with larger tiles or
+    /// the far path.
+    Beyond {
+        /// A lower bound on the radius.
+        lower: usize,
+        /// An upper bound on the radius.
+        upper: usize,
+    },
+}
+
+/// The bounds on the radius when `far_check` raised `gaps` (at least 1) over tiles of `tile`
+/// keys: `[gaps * tile + 1, (gaps + 2) * tile - 1]`.
+///
+/// Lower: `far_check` found a key of tile `x - 1` above the smallest key of tile `t`, with
+/// `t - x = gaps`, at least `gaps * tile + 1` places apart. Upper: let `(i, j)` be an inversion
+/// of the radius's length, in tiles `ti < tj`. If `tj - ti <= 1`, `j - i < 2 * tile`. Otherwise
+/// the thread of tile `tj` looks for the first tile boundary `x` with a key before it above
+/// tile `tj`'s smallest key, which `a[i] > a[j]` puts at `x <= ti + 1`; its gap `tj - x` is at
+/// least `tj - ti - 1`, and `gaps`, the largest gap, is at least that, so
+/// `j - i <= (tj - ti + 1) * tile - 1 <= (gaps + 2) * tile - 1`.
+pub(crate) fn halo_bounds(gaps: usize, tile: usize) -> (usize, usize) {
+    (
+        gaps.saturating_mul(tile).saturating_add(1),
+        gaps.saturating_add(2).saturating_mul(tile) - 1,
+    )
 }
 
 impl Halo {
@@ -316,7 +398,10 @@ fn halo_pass<K: SortKey>(ctx: &Ctx<'_>, keys: &DeviceBuffer<K>) -> Result<Halo> 
     result.copy_range_to_host(0..2, &mut r)?;
     Ok(match r[1] {
         0 => Halo::Exact(r[0] as usize),
-        gaps => Halo::Beyond((gaps as usize).saturating_mul(ctx.tile) + 1),
+        gaps => {
+            let (lower, upper) = halo_bounds(gaps as usize, ctx.tile);
+            Halo::Beyond { lower, upper }
+        }
     })
 }
 
@@ -450,4 +535,51 @@ pub fn is_k_sorted<K: SortKey>(
     // kernel loads at most 2 * TILE keys into its PADDED(2 * TILE) shared words.
     unsafe { kernel.launch(ctx.per_tile::<K>(padded(2 * ctx.tile, K::SIZE))?, &args)? };
     Ok(flag.to_host()?[0] == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn far_check_bounds() {
+        assert_eq!(halo_bounds(1, 4096), (4097, 12_287));
+        assert_eq!(halo_bounds(2, 4096), (8193, 16_383));
+        assert_eq!(halo_bounds(3, 4096), (12_289, 20_479));
+        assert_eq!(halo_bounds(1, 16_384), (16_385, 49_151));
+        assert_eq!(halo_bounds(usize::MAX / 2, 4096).0, usize::MAX);
+        // Every inversion of a given length, as far_check would see it: the length's bounds
+        // hold whatever the alignment of its ends in the tiles.
+        let tile = 64;
+        for len in tile + 1..8 * tile {
+            for i in 0..tile {
+                let (ti, tj) = (i / tile, (i + len) / tile);
+                if tj < ti + 2 {
+                    continue; // no far flag from this pair alone
+                }
+                // The first boundary with this key before it is ti + 1 (keys before i are
+                // sorted below it): gap tj - ti - 1.
+                let (lower, upper) = halo_bounds(tj - ti - 1, tile);
+                assert!(lower <= len && len <= upper, "len {len} i {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn stop_where_the_bounds_reach_past_the_limit() {
+        // 4-byte keys alone (limit 16,384, tiles of 4096): gaps 1 and 2 run the wide pass,
+        // gaps 3 (up to 20,479) and more stop.
+        let limit = crate::sort::FULL_SORT_PAST_K_KEYS_4B;
+        assert!(!past_limit(halo_bounds(1, 4096), limit));
+        assert!(!past_limit(halo_bounds(2, 4096), limit));
+        assert!(past_limit(halo_bounds(3, 4096), limit));
+        assert!(past_limit(halo_bounds(17, 4096), limit));
+        // Pairs and 8-byte keys (limit 4096 = the tile): any far flag stops.
+        for limit in [
+            crate::sort::FULL_SORT_PAST_K_PAIRS,
+            crate::sort::FULL_SORT_PAST_K_KEYS_8B,
+        ] {
+            assert!(past_limit(halo_bounds(1, 4096), limit));
+        }
+    }
 }

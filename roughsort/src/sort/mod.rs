@@ -13,6 +13,15 @@
 //! | [`RoughPath::Chained`] | keys alone, `k` up to half a window (4096), more than a window of keys | one read, one and a half writes |
 //! | [`RoughPath::MergePasses`] | larger `k` (key-value pairs: from the window path's limit on), `2m < n` (`m` = `k` rounded up to a power of two) | a window sort, `log2(2m / window)` merge passes, one offset merge pass |
 //! | [`RoughPath::FullSort`] | `2m >= n` | a window sort, then merge passes to one run: a full merge sort |
+//! | [`RoughPath::Radix`] | `k` past [`full_sort_past_k`] (the crossover: 16,384 for 4-byte keys alone, 4096 for 8-byte keys and for pairs), unless [`Fallback::Never`] | `sortlab-gpu-sorts`' radix sort (fast variant, stable) |
+//!
+//! **The fallback** ([`mod@fallback`]): past the crossover radius a full radix sort is faster
+//! than any rough path, so [`rough_sort`] and [`rough_sort_pairs`] hand the keys to
+//! `sortlab_gpu_sorts::radix` there. The radius pass stops as soon as it shows that the radius
+//! may be past the crossover (the one-read pass's bound on a long inversion: the wide pass and
+//! the far path then never run), so such a call costs one read of the keys more than the radix
+//! sort, and its report carries a lower bound on the radius ([`RoughReport::radius_exact`]
+//! false). [`rough_sort_with_radius`] decides from the `k` given, before any pass.
 //!
 //! **Window**: block `b` writes the sorted positions `[s, s + T)` (`s = b * T`) from the
 //! window of input positions `[s - k - 1, s + T + k)`. In a `k`-sorted input every key is at
@@ -59,9 +68,18 @@ use sortlab_primitives::{
     LaunchConfig, Module, Order, Policy, SortKey, SortValue,
 };
 
+use sortlab_gpu_sorts::radix::{self, RadixOptions};
+
 use crate::error::{Error, Result};
 use crate::policy::{padded, SortPolicy};
-use crate::radius::{is_k_sorted, radius};
+use crate::radius::{is_k_sorted, radius, radius_up_to, Found};
+
+mod fallback;
+
+pub use fallback::{
+    full_sort_past_k, prefers_full_sort, Fallback, FULL_SORT_PAST_K_KEYS_4B,
+    FULL_SORT_PAST_K_KEYS_8B, FULL_SORT_PAST_K_PAIRS,
+};
 
 /// The sort kernels (`sort.cu`).
 pub const SOURCE: KernelSource = KernelSource::new("sort.cu", include_str!("sort.cu"));
@@ -98,6 +116,9 @@ pub struct RoughOptions {
     pub order: Order,
     /// What to do when the radius given is too small.
     pub on_wrong_radius: OnWrongRadius,
+    /// Whether a `k` past the crossover takes the full radix sort (the default) or the rough
+    /// sort's own paths.
+    pub fallback: Fallback,
 }
 
 /// Which strategy sorted the keys (see the [module documentation](self)).
@@ -119,11 +140,14 @@ pub enum RoughPath {
     /// previous run's upper half (Altman-Chlebus with `m` half a window, the offset merge chained
     /// from block to block).
     Chained,
+    /// The radius is past the crossover ([`full_sort_past_k`]): `sortlab-gpu-sorts`' radix
+    /// sort (fast variant, stable) sorted the keys in place.
+    Radix,
 }
 
 impl RoughPath {
     /// A short name (`"already-sorted"`, `"window"`, `"merge-passes"`, `"full-sort"`,
-    /// `"chained"`).
+    /// `"chained"`, `"radix"`).
     pub fn name(self) -> &'static str {
         match self {
             RoughPath::AlreadySorted => "already-sorted",
@@ -131,6 +155,7 @@ impl RoughPath {
             RoughPath::MergePasses => "merge-passes",
             RoughPath::FullSort => "full-sort",
             RoughPath::Chained => "chained",
+            RoughPath::Radix => "radix",
         }
     }
 }
@@ -145,12 +170,17 @@ impl std::fmt::Display for RoughPath {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RoughReport {
     /// The radius the sort used: determined on the device ([`rough_sort`], or a
-    /// redetermination), or the `k` given to [`rough_sort_with_radius`].
+    /// redetermination), or the `k` given to [`rough_sort_with_radius`]. A lower bound on the
+    /// radius where `radius_exact` is false.
     pub radius: usize,
     /// The strategy that ran.
     pub path: RoughPath,
     /// Whether `radius` was determined on the device rather than given.
     pub determined: bool,
+    /// False only where the radius pass stopped early, having shown that the radius may be
+    /// past the crossover ([`RoughPath::Radix`]): `radius` is then a lower bound on the radius
+    /// (possibly below [`full_sort_past_k`]). True for a radius given.
+    pub radius_exact: bool,
 }
 
 /// The sequence of kernels for `n` keys of radius `k` (`1 <= k < n`) under `policy`.
@@ -505,7 +535,11 @@ fn sort_with<K: SortKey, V: SortValue>(
 /// # Overview
 /// [`radius`](crate::radius()) (one read of the keys for radii up to 4096), then the path of
 /// the [module documentation](self) for that radius: one pass over the keys for radii up to
-/// 1024 (4-byte keys), one chained pass up to 4096, merge passes beyond. O(n log k) work.
+/// 1024 (4-byte keys), one chained pass up to 4096, merge passes beyond. O(n log k) work. Past
+/// the crossover radius ([`full_sort_past_k`]: 16,384 for 4-byte keys, 4096 for 8-byte keys)
+/// `sortlab-gpu-sorts`' radix sort sorts the keys instead ([`RoughPath::Radix`]), the radius
+/// pass stopping as soon as it shows the radius may be that large: a nearly sorted input
+/// never costs much more than a full sort (one read of the keys more).
 ///
 /// # Key types
 /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order (as [`f32::total_cmp`]:
@@ -517,8 +551,8 @@ fn sort_with<K: SortKey, V: SortValue>(
 ///
 /// # Errors
 /// [`Error::Gpu`] for runtime failures (out of device memory: the sort needs one scratch
-/// buffer of `n` keys, except on the chained path, which sorts in place); the keys are then
-/// unchanged.
+/// buffer of `n` keys, except on the chained path, which sorts in place; the radix path
+/// `sortlab_gpu_sorts::radix::scratch_bytes`, about as much); the keys are then unchanged.
 ///
 /// # Performance
 /// NVIDIA H100, 2^28 `u32`, radius included: 5.07x / 3.41x / 2.30x as fast as CUB's radix sort
@@ -541,24 +575,24 @@ pub fn rough_sort<K: SortKey>(
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<RoughReport> {
-    let k = radius(gpu, keys, order)?;
-    let path = sort_with::<K, u32>(gpu, keys, None, k, order, false)?;
-    report(k, path, true)
+    determine_and_sort::<K, u32>(gpu, keys, None, order, Fallback::Auto)
 }
 
 /// Sorts device key-value pairs by key in `order`, stably, determining the radius of the keys
 /// first.
 ///
 /// # Overview
-/// As [`rough_sort`]; `values[i]` travels with `keys[i]`.
+/// As [`rough_sort`]; `values[i]` travels with `keys[i]`. The crossover to the radix sort is
+/// at `k` = 4096 ([`FULL_SORT_PAST_K_PAIRS`]).
 ///
 /// # Key types
 /// Keys as [`rough_sort`]; values any [`SortValue`] (4 or 8 bytes), moved and never compared.
 ///
 /// # Stability
 /// Stable in both orders: every sort and merge keeps equal keys in input order, and equal keys
-/// are never moved past each other by the window path either; the result equals
-/// `sortlab_cpu_reference::sort::sort_pairs` exactly.
+/// are never moved past each other by the window path either, and the radix sort past the
+/// crossover is stable too; the result equals `sortlab_cpu_reference::sort::sort_pairs`
+/// exactly.
 ///
 /// # Errors
 /// [`Error::Gpu`] with [`GpuError::InvalidArgument`] when `keys` and `values` differ in
@@ -587,9 +621,157 @@ pub fn rough_sort_pairs<K: SortKey, V: SortValue>(
     order: Order,
 ) -> Result<RoughReport> {
     check_lengths(keys.len(), values.len())?;
-    let k = radius(gpu, keys, order)?;
-    let path = sort_with(gpu, keys, Some(values), k, order, false)?;
-    report(k, path, true)
+    determine_and_sort(gpu, keys, Some(values), order, Fallback::Auto)
+}
+
+/// Sorts `keys` (and `values`) in `order` by `sortlab-gpu-sorts`' radix sort (fast variant,
+/// stable), in place.
+fn radix_sort<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    order: Order,
+) -> Result<()> {
+    let opts = RadixOptions::default().with_order(order);
+    match values {
+        Some(v) => radix::sort_pairs(gpu, keys, v, &opts)?,
+        None => radix::sort_keys(gpu, keys, &opts)?,
+    }
+    Ok(())
+}
+
+/// [`rough_sort`] and [`rough_sort_pairs`] (lengths checked): the radius, stopping early past
+/// the crossover under [`Fallback::Auto`], then the rough sort or the radix sort.
+fn determine_and_sort<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    order: Order,
+    fallback: Fallback,
+) -> Result<RoughReport> {
+    let value_size = values.as_ref().map(|_| V::SIZE);
+    let limit = full_sort_past_k(K::SIZE, value_size);
+    let found = match fallback {
+        Fallback::Auto => radius_up_to(gpu, keys, order, limit)?,
+        Fallback::Never => Found::Exact(radius(gpu, keys, order)?),
+    };
+    let (k, radius_exact) = match found {
+        Found::Exact(k) if fallback == Fallback::Never || k <= limit => {
+            let path = sort_with(gpu, keys, values, k, order, false)?;
+            return report(k, path, true);
+        }
+        Found::Exact(k) => (k, true),
+        Found::Past { lower } => (lower, false),
+    };
+    radix_sort(gpu, keys, values, order)?;
+    Ok(RoughReport {
+        radius: k,
+        path: RoughPath::Radix,
+        determined: true,
+        radius_exact,
+    })
+}
+
+/// The report of a radix sort for a radius `k` given past the crossover, or None where the
+/// rough sort runs ([`Fallback::Never`], or `k` at most the crossover).
+fn given_past_crossover<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    k: usize,
+    opts: &RoughOptions,
+) -> Result<Option<RoughReport>> {
+    let value_size = values.as_ref().map(|_| V::SIZE);
+    let effective = k.min(keys.len().saturating_sub(1));
+    if opts.fallback == Fallback::Never || !prefers_full_sort(effective, K::SIZE, value_size) {
+        return Ok(None);
+    }
+    radix_sort(gpu, keys, values, opts.order)?;
+    Ok(Some(RoughReport {
+        radius: k,
+        path: RoughPath::Radix,
+        determined: false,
+        radius_exact: true,
+    }))
+}
+
+/// [`rough_sort`] with the fallback chosen: [`Fallback::Never`] keeps the rough sort's own
+/// paths at every radius (the exact radius always determined), for comparisons with the
+/// report's algorithm and for measuring the crossover.
+///
+/// # Overview
+/// As [`rough_sort`] (which is this with [`Fallback::Auto`]).
+///
+/// # Key types
+/// As [`rough_sort`].
+///
+/// # Stability
+/// Stable (not observable for keys alone).
+///
+/// # Errors
+/// As [`rough_sort`].
+///
+/// # Performance
+/// With [`Fallback::Never`], the crate's `README.md` crossover table: past the crossover each
+/// doubling of the radius adds a merge pass, and the radius needs its wide pass (radii up to
+/// 16,384) or its far path (five more passes).
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::{DeviceBuffer, Gpu, Order};
+/// use sortlab_roughsort::{rough_sort_with_fallback, Fallback, RoughPath};
+/// let gpu = Gpu::new(0)?;
+/// let mut keys = DeviceBuffer::from_host(&gpu, &[5u32, 4, 3, 2, 1])?;
+/// let report = rough_sort_with_fallback(&gpu, &mut keys, Order::Ascending, Fallback::Never)?;
+/// assert_eq!((report.radius, report.path), (4, RoughPath::Window));
+/// # Ok::<(), sortlab_roughsort::Error>(())
+/// ```
+pub fn rough_sort_with_fallback<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+    fallback: Fallback,
+) -> Result<RoughReport> {
+    determine_and_sort::<K, u32>(gpu, keys, None, order, fallback)
+}
+
+/// [`rough_sort_pairs`] with the fallback chosen (see [`rough_sort_with_fallback`]).
+///
+/// # Overview
+/// As [`rough_sort_pairs`] (which is this with [`Fallback::Auto`]).
+///
+/// # Key types
+/// As [`rough_sort_pairs`].
+///
+/// # Stability
+/// Stable in both orders, equal to `sortlab_cpu_reference::sort::sort_pairs` exactly.
+///
+/// # Errors
+/// As [`rough_sort_pairs`].
+///
+/// # Performance
+/// See [`rough_sort_with_fallback`].
+///
+/// # Example
+/// ```no_run
+/// use sortlab_primitives::{DeviceBuffer, Gpu, Order};
+/// use sortlab_roughsort::{rough_sort_pairs_with_fallback, Fallback};
+/// let gpu = Gpu::new(0)?;
+/// let mut keys = DeviceBuffer::from_host(&gpu, &[2u32, 1, 2, 1])?;
+/// let mut values = DeviceBuffer::from_host(&gpu, &[0u32, 1, 2, 3])?;
+/// rough_sort_pairs_with_fallback(&gpu, &mut keys, &mut values, Order::Ascending, Fallback::Never)?;
+/// assert_eq!(values.to_host()?, [1, 3, 0, 2]);
+/// # Ok::<(), sortlab_roughsort::Error>(())
+/// ```
+pub fn rough_sort_pairs_with_fallback<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+    fallback: Fallback,
+) -> Result<RoughReport> {
+    check_lengths(keys.len(), values.len())?;
+    determine_and_sort(gpu, keys, Some(values), order, fallback)
 }
 
 /// [`GpuError::InvalidArgument`] unless there are as many values as keys.
@@ -610,6 +792,7 @@ fn report(k: usize, path: Option<RoughPath>, determined: bool) -> Result<RoughRe
             radius: k,
             path,
             determined,
+            radius_exact: true,
         }),
         None => Err(Error::RadiusTooSmall { k }),
     }
@@ -622,8 +805,10 @@ fn report(k: usize, path: Option<RoughPath>, determined: bool) -> Result<RoughRe
 /// The path of the [module documentation](self) for radius `k`, after (merge paths) or while
 /// (window path) checking that the keys are `k`-sorted. If they are not, nothing is written
 /// and `opts.on_wrong_radius` decides: [`OnWrongRadius::Error`] returns
-/// [`Error::RadiusTooSmall`], [`OnWrongRadius::Redetermine`] runs [`rough_sort`]. A `k` at
-/// least the length is the same as `n - 1`.
+/// [`Error::RadiusTooSmall`], [`OnWrongRadius::Redetermine`] runs [`rough_sort`] (with
+/// `opts.fallback`). A `k` at least the length is the same as `n - 1`. A `k` past the crossover
+/// ([`prefers_full_sort`]) with [`Fallback::Auto`] (the default) takes the radix sort at once,
+/// without checking `k`: no `k` can make that sort wrong ([`RoughPath::Radix`]).
 ///
 /// # Key types
 /// As [`rough_sort`], in `opts.order`.
@@ -632,8 +817,9 @@ fn report(k: usize, path: Option<RoughPath>, determined: bool) -> Result<RoughRe
 /// Stable (not observable for keys alone).
 ///
 /// # Errors
-/// [`Error::RadiusTooSmall`] as above, with the keys exactly as they were (so still a
-/// permutation of the input); [`Error::Gpu`] for runtime failures, data unchanged.
+/// [`Error::RadiusTooSmall`] as above (never past the crossover with [`Fallback::Auto`]), with
+/// the keys exactly as they were (so still a permutation of the input); [`Error::Gpu`] for
+/// runtime failures, data unchanged.
 ///
 /// # Performance
 /// As [`rough_sort`] without the radius determination; the window path's check costs a block
@@ -661,11 +847,16 @@ pub fn rough_sort_with_radius<K: SortKey>(
     k: usize,
     opts: &RoughOptions,
 ) -> Result<RoughReport> {
+    if let Some(r) = given_past_crossover::<K, u32>(gpu, keys, None, k, opts)? {
+        return Ok(r);
+    }
     match sort_with::<K, u32>(gpu, keys, None, k, opts.order, true)? {
         Some(path) => report(k, Some(path), false),
         None => match opts.on_wrong_radius {
             OnWrongRadius::Error => Err(Error::RadiusTooSmall { k }),
-            OnWrongRadius::Redetermine => rough_sort(gpu, keys, opts.order),
+            OnWrongRadius::Redetermine => {
+                determine_and_sort::<K, u32>(gpu, keys, None, opts.order, opts.fallback)
+            }
         },
     }
 }
@@ -682,8 +873,9 @@ pub fn rough_sort_with_radius<K: SortKey>(
 /// Stable in both orders, as [`rough_sort_pairs`].
 ///
 /// # Errors
-/// [`Error::RadiusTooSmall`] (with [`OnWrongRadius::Error`]), keys and values exactly as they
-/// were; [`Error::Gpu`] for mismatched lengths and runtime failures, data unchanged.
+/// [`Error::RadiusTooSmall`] (with [`OnWrongRadius::Error`]; never past the crossover with
+/// [`Fallback::Auto`]), keys and values exactly as they were; [`Error::Gpu`] for mismatched
+/// lengths and runtime failures, data unchanged.
 ///
 /// # Performance
 /// As [`rough_sort_with_radius`], moving the values once per kernel.
@@ -706,11 +898,17 @@ pub fn rough_sort_pairs_with_radius<K: SortKey, V: SortValue>(
     k: usize,
     opts: &RoughOptions,
 ) -> Result<RoughReport> {
+    check_lengths(keys.len(), values.len())?;
+    if let Some(r) = given_past_crossover(gpu, keys, Some(&mut *values), k, opts)? {
+        return Ok(r);
+    }
     match sort_with(gpu, keys, Some(&mut *values), k, opts.order, true)? {
         Some(path) => report(k, Some(path), false),
         None => match opts.on_wrong_radius {
             OnWrongRadius::Error => Err(Error::RadiusTooSmall { k }),
-            OnWrongRadius::Redetermine => rough_sort_pairs(gpu, keys, values, opts.order),
+            OnWrongRadius::Redetermine => {
+                determine_and_sort(gpu, keys, Some(values), opts.order, opts.fallback)
+            }
         },
     }
 }

@@ -64,17 +64,25 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
     })?;
     let got = keys[last].to_host().map_err(&err)?;
     check_sorted_keys(&got, order, GPU_NAME)?;
-    note(&format!("roughsort: radius {k}, path {path:?}"));
     out.push::<K>(GPU_NAME.into(), "gpu", "sort_keys", None, 0, t);
+    let mut pairs_path = None;
     let (t, _) = time_gpu_slots(gpu, reps, what, p.k2, |s, restore| {
         if restore {
             keys[s].copy_from_device(p.d_in)?;
             return values[s].copy_from_device(&p.d_vals);
         }
-        sortlab_roughsort::rough_sort_pairs(gpu, &mut keys[s], &mut values[s], order)
-            .map(|_| ())
-            .map_err(rough_err)
+        let r = sortlab_roughsort::rough_sort_pairs(gpu, &mut keys[s], &mut values[s], order)
+            .map_err(rough_err)?;
+        pairs_path = Some(r.path);
+        Ok(())
     })?;
+    // The paths taken ("radix": the full radix sort past the crossover radius).
+    let name = |p: Option<sortlab_roughsort::RoughPath>| p.map_or("-", |p| p.name());
+    note(&format!(
+        "roughsort: radius {k}, keys path {}, pairs path {}",
+        name(path),
+        name(pairs_path)
+    ));
     out.push::<K>(
         GPU_NAME.into(),
         "gpu",
