@@ -439,7 +439,14 @@ merge_pair_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value
                 u64 b_len, const u64* splits, Bits flip, u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
+    // The pair's own coordinates (start 0): fewer live 64-bit words than offsets from start.
     const u64 t = blockIdx.x;
-    merge_tile(keys_in, values_in, keys_out, values_out, explicit_pair(start, a_len, b_len), start + t * MERGE_TILE,
-               splits + t, flip);
+    const Value* vi = values_in;
+    Value* vo = values_out;
+#if HAS_VALUES
+    vi += start;
+    vo += start;
+#endif
+    merge_tile(keys_in + start, vi, keys_out + start, vo, explicit_pair(0, a_len, b_len), t * MERGE_TILE, splits + t,
+               flip);
 }
