@@ -10,7 +10,11 @@
 //   merge_path_pass    Fast: one merge level, MERGE_THREADS * MERGE_ITEMS outputs a block: both
 //                      runs' slices loaded into shared memory (coalesced), merged there (each
 //                      thread a merge-path split and a serial merge of MERGE_ITEMS outputs), and
-//                      stored coalesced.
+//                      stored coalesced (the block body is merge_tile);
+//   merge_pair_partition, merge_pair_pass
+//                      the same partition and merge_tile blocks for one explicit pair of runs
+//                      of any lengths, [start, start + a_len) and [start + a_len, ... + b_len),
+//                      into the same positions of the output (the multi-GPU sort's merge).
 //
 // Keys are compared as ordered bits in the sort's order (sortlab::flip_bits with the flip word
 // of Order::flip); every merge takes from the left run on ties and every tile sort is stable, so
@@ -27,10 +31,10 @@
 //   SORT_THREADS, SORT_ITEMS    the tile sort's block (a power of two) and keys per thread
 //   SORT_SMEM_BYTES             its dynamic shared memory: sizeof the block sort's TempStorage
 //   SORT_MIN_BLOCKS             its resident blocks per multiprocessor (__launch_bounds__)
-//   MERGE_THREADS, MERGE_ITEMS  merge_path_pass's block and outputs per thread
+//   MERGE_THREADS, MERGE_ITEMS  merge_tile's block and outputs per thread
 //   MERGE_SMEM_BYTES            its dynamic shared memory (keys and values of one block tile)
 //   MERGE_MIN_BLOCKS            its resident blocks per multiprocessor (__launch_bounds__)
-//   PARTITION_THREADS           merge_partition's block
+//   PARTITION_THREADS           merge_partition's and merge_pair_partition's block
 //   RANK_THREADS                merge_rank_pass's block
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
@@ -279,27 +283,22 @@ static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be t
 #define MERGE_SMEM_BYTES MERGE_SMEM_NEEDED
 #endif
 
-// One merge level: block t writes outputs [t * MERGE_TILE, min(n, (t + 1) * MERGE_TILE)), all of
-// one pair (MERGE_TILE divides 2 * width). Its left-run slice starts at splits[t] and ends at
-// splits[t + 1] (or the run's end when the block ends its pair); its right-run slice follows from
-// the diagonals. One block per output tile (the grid is exact). smem_bytes: the dynamic shared
-// memory given (at least MERGE_SMEM_BYTES).
-extern "C" __global__ void __launch_bounds__(MERGE_THREADS, MERGE_MIN_BLOCKS)
-merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u32 width_log2,
-                const u64* splits, Bits flip, u32 smem_bytes) {
-    sortlab::dependent_entry();
-    if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
+// One block's tile of a merge: writes outputs [o0, min(o0 + MERGE_TILE, pair end)) of pair p
+// (o0 - p.start a multiple of MERGE_TILE) of keys_in (values_in) to the same positions of
+// keys_out (values_out). Its left-run slice starts at tile_splits[0] and ends at tile_splits[1]
+// (or the run's end when the tile ends its pair: tile_splits[1] is then not read); its right-run
+// slice follows from the diagonals. The caller has checked the dynamic shared memory.
+__device__ __forceinline__ void merge_tile(const Key* keys_in, const Value* values_in, Key* keys_out,
+                                           Value* values_out, const Pair p, const u64 o0, const u64* tile_splits,
+                                           Bits flip) {
     Bits* sk = reinterpret_cast<Bits*>(merge_smem);
     const u32 tid = threadIdx.x;
-    const u64 t = blockIdx.x;
-    const u64 o0 = t * MERGE_TILE;
-    const Pair p = pair_of(o0, n, width_log2);
     const u64 pair_len = p.a_len + p.b_len;
     const u64 end = o0 + MERGE_TILE < p.start + pair_len ? o0 + MERGE_TILE : p.start + pair_len;
     const u64 diag0 = o0 - p.start;
     const u64 diag1 = end - p.start;
-    const u64 a0 = splits[t];
-    const u64 a1 = diag1 == pair_len ? p.a_len : splits[t + 1];
+    const u64 a0 = tile_splits[0];
+    const u64 a1 = diag1 == pair_len ? p.a_len : tile_splits[1];
     const u64 b0 = diag0 - a0;
     const u32 na = (u32)(a1 - a0);
     const u32 count = (u32)(diag1 - diag0);
@@ -391,4 +390,63 @@ merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value
 #endif
         }
     }
+}
+
+// One merge level: block t writes outputs [t * MERGE_TILE, min(n, (t + 1) * MERGE_TILE)), all of
+// one pair (MERGE_TILE divides 2 * width), with the splits of merge_partition. One block per
+// output tile (the grid is exact). smem_bytes: the dynamic shared memory given (at least
+// MERGE_SMEM_BYTES).
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS, MERGE_MIN_BLOCKS)
+merge_path_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 n, u32 width_log2,
+                const u64* splits, Bits flip, u32 smem_bytes) {
+    sortlab::dependent_entry();
+    if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
+    const u64 t = blockIdx.x;
+    const u64 o0 = t * MERGE_TILE;
+    merge_tile(keys_in, values_in, keys_out, values_out, pair_of(o0, n, width_log2), o0, splits + t, flip);
+}
+
+// ---- One explicit pair of runs of any lengths. ----
+
+// The pair of runs [start, start + a_len) and [start + a_len, start + a_len + b_len).
+__device__ __forceinline__ Pair explicit_pair(u64 start, u64 a_len, u64 b_len) {
+    Pair p;
+    p.start = start;
+    p.a_len = a_len;
+    p.b_len = b_len;
+    return p;
+}
+
+// splits[t] = the number of left-run keys among the first t * MERGE_TILE outputs of the merge of
+// the pair (start, a_len, b_len) of keys, for every tile t < blocks (blocks * MERGE_TILE <
+// a_len + b_len + MERGE_TILE). Grid-strided.
+extern "C" __global__ void __launch_bounds__(PARTITION_THREADS)
+merge_pair_partition(const Key* keys, u64 start, u64 a_len, u64 b_len, u64 blocks, u64* splits, Bits flip) {
+    sortlab::dependent_entry();
+    const Key* a = keys + start;
+    const u64 stride = (u64)gridDim.x * PARTITION_THREADS;
+    for (u64 t = (u64)blockIdx.x * PARTITION_THREADS + threadIdx.x; t < blocks; t += stride) {
+        splits[t] = merge_path_global(a, a_len, a + a_len, b_len, t * MERGE_TILE, flip);
+    }
+}
+
+// Merges the pair (start, a_len, b_len) of keys_in (values_in) into the same positions of
+// keys_out (values_out), with the splits of merge_pair_partition: block t writes outputs
+// [start + t * MERGE_TILE, min(start + a_len + b_len, start + (t + 1) * MERGE_TILE)). One block
+// per output tile (the grid is exact). smem_bytes: as merge_path_pass.
+extern "C" __global__ void __launch_bounds__(MERGE_THREADS, MERGE_MIN_BLOCKS)
+merge_pair_pass(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, u64 start, u64 a_len,
+                u64 b_len, const u64* splits, Bits flip, u32 smem_bytes) {
+    sortlab::dependent_entry();
+    if (smem_bytes < (u32)MERGE_SMEM_BYTES) __trap();
+    // The pair's own coordinates (start 0): fewer live 64-bit words than offsets from start.
+    const u64 t = blockIdx.x;
+    const Value* vi = values_in;
+    Value* vo = values_out;
+#if HAS_VALUES
+    vi += start;
+    vo += start;
+#endif
+    merge_tile(keys_in + start, vi, keys_out + start, vo, explicit_pair(0, a_len, b_len), t * MERGE_TILE, splits + t,
+               flip);
 }

@@ -78,12 +78,14 @@
 
 mod fast;
 mod options;
+mod pair;
 mod plan;
 mod satish;
 mod tiles;
 mod variant;
 
 pub use options::MergeOptions;
+pub(crate) use pair::PairMerge;
 pub use tiles::MERGE_SOURCE;
 pub use variant::MergeVariant;
 

@@ -6,7 +6,7 @@ use sortlab_primitives::{
     DeviceBuffer, Gpu, Kernel, KernelArgs, KernelSource, LaunchConfig, Module, Result, SortKey,
 };
 
-use super::plan::Plan;
+use super::plan::{Plan, Shape};
 
 /// The merge sort kernels: the tile sort, Satish's rank merge, the fast partition and merge.
 pub const MERGE_SOURCE: KernelSource = KernelSource::new("merge.cu", include_str!("merge.cu"));
@@ -56,7 +56,16 @@ impl Addrs<'_> {
 /// The compiled `merge.cu` of `plan`'s shape for keys `K`.
 pub(crate) fn module<K: SortKey>(gpu: &Gpu, plan: &Plan) -> Result<Arc<Module>> {
     let value = (plan.value_size > 0).then_some(plan.value_size);
-    let shape = plan.shape;
+    shape_module::<K>(gpu, plan.shape, value)
+}
+
+/// The compiled `merge.cu` of `shape` for keys `K` and values of `value` bytes (`None`: keys
+/// only); one cache entry with [`module`] of the same shape.
+pub(crate) fn shape_module<K: SortKey>(
+    gpu: &Gpu,
+    shape: Shape,
+    value: Option<usize>,
+) -> Result<Arc<Module>> {
     gpu.module_keyed(&MERGE_SOURCE, (K::NAME, value, shape), || {
         shape.module_defines::<K>(value)
     })

@@ -24,9 +24,9 @@
 //!    one grouped all-to-all (`ncclGroupStart`, a send and a receive per peer, `ncclGroupEnd`)
 //!    moves the keys, and another the values.
 //! 5. **Merge**: each rank received G sorted runs, in rank order; merge-path merges of pairs of
-//!    runs (`multi_merge_partition` + `multi_merge`, ceil(log2 G) levels, ties from the lower
-//!    rank) make them one, stably. The merges search and merge in global memory (no
-//!    shared-memory staging): a first version.
+//!    runs (ceil(log2 G) levels, ties from the lower rank) make them one, stably, with the
+//!    merge sort's shared-memory merge blocks for one pair of runs of any lengths
+//!    (`merge_pair_partition` + `merge_pair_pass` of `merge.cu`).
 //!
 //! Before each NCCL step the ranks all-gather a status word, so that a rank that fails
 //! locally (a bad argument, out of memory) stops every rank at the same step with an error
@@ -116,7 +116,8 @@ pub const SOURCES: [KernelSource; 1] = [MULTI_SOURCE];
 /// Every module configuration (source and defines) the multi-GPU sort compiles for keys of
 /// `key_size` bytes (every key type of that size) and values of `value_size` bytes (0: keys
 /// only): for compile checks without a GPU. The local sort's are the radix sort's
-/// ([`crate::radix::module_configs`]).
+/// ([`crate::radix::module_configs`]), the merge's the merge sort's fast ones
+/// ([`crate::merge::module_configs`]).
 pub fn module_configs(key_size: usize, value_size: usize) -> Vec<(KernelSource, Defines)> {
     let value = (value_size > 0).then_some(value_size);
     let defines = match key_size {

@@ -413,7 +413,7 @@ pub(crate) fn run<K: SortKey, V: SortValue>(
     drop((sorted_keys, sorted_values));
 
     // 5. The received runs (one per rank, in rank order) merged.
-    let (keys, values) = kernels::merge_runs(&module, recv_keys, recv_values, &recv_counts, flip)?;
+    let (keys, values) = kernels::merge_runs(recv_keys, recv_values, &recv_counts, flip)?;
     times.merge = lap(comm, opts.timed, &mut clock)?;
     // The caller may drop its old buffers (read by the copy or the all-to-all) on another
     // stream of the device.
