@@ -2,7 +2,8 @@
 //!
 //! The foundation of sortlab:
 //! - the GPU runtime ([`Gpu`], NVRTC compilation with a module cache, [`DeviceBuffer`],
-//!   checked [`Kernel`] launches, [`GpuTimer`]), the only place cudarc is used;
+//!   checked [`Kernel`] launches, [`GpuTimer`], stream capture into a CUDA [`Graph`] with
+//!   [`Gpu::capture`]), the only place cudarc is used;
 //! - key types ([`SortKey`] for u32, i32, f32, u64, i64, f64 with the order-preserving bit map),
 //!   [`Order`] and value types ([`SortValue`]);
 //! - the shared device headers ([`kernels::HEADERS`]) split by thread scope like CUB;
@@ -36,7 +37,7 @@ pub use reduce::{
 };
 pub use runtime::PinnedBuffer;
 pub use runtime::{
-    median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Kernel, KernelArgs,
+    median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Graph, Kernel, KernelArgs,
     KernelScalar, KernelSource, LaunchConfig, Module, Policy, Region, Scratch, ScratchLayout,
     SCRATCH_ALIGN,
 };

@@ -8,6 +8,7 @@ pub mod cache;
 mod compile;
 mod device;
 mod gpu;
+mod graph;
 mod group;
 mod module;
 mod nccl;
@@ -23,6 +24,7 @@ pub use compile::{
 };
 pub use device::DeviceInfo;
 pub use gpu::Gpu;
+pub use graph::Graph;
 pub use group::GpuGroup;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
 pub use nccl::{nccl_available, nccl_version, Communicator, NcclElement, NcclUniqueId};
