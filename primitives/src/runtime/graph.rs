@@ -107,6 +107,10 @@ fn check_memory_nodes(graph: sys::CUgraph) -> Result<usize> {
     check("cuGraphGetNodes", unsafe {
         sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut count)
     })?;
+    if count == 0 {
+        // An empty capture: the driver refuses a node query of zero nodes (INVALID_VALUE).
+        return Ok(0);
+    }
     let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); count];
     // SAFETY: `nodes` has room for `count` handles, the count the driver just gave.
     check("cuGraphGetNodes", unsafe {
