@@ -137,6 +137,28 @@ fn time_wall<S>(
     Ok(median(&mut t))
 }
 
+/// [`time_wall`] of a host-memory sort `call`: each call on a fresh copy of `input`; returns
+/// the median and the last call's result.
+fn time_host<K: Copy>(
+    reps: u32,
+    input: &[K],
+    mut call: impl FnMut(&mut [K]) -> sortlab_primitives::Result<()>,
+    sync: impl FnMut() -> sortlab_primitives::Result<()>,
+) -> sortlab_primitives::Result<(f64, Vec<K>)> {
+    let mut work = input.to_vec();
+    let t = time_wall(
+        reps,
+        &mut work,
+        |w| {
+            w.copy_from_slice(input);
+            Ok(())
+        },
+        |w| call(w),
+        sync,
+    )?;
+    Ok((t, work))
+}
+
 /// `input` cut into `g` nearly equal consecutive shares.
 fn shares<K: Copy>(input: &[K], g: usize) -> Vec<&[K]> {
     let n = input.len();
@@ -216,14 +238,9 @@ impl Point<'_> {
             let what = "benchmarking radix-1gpu-host";
             let err = gpu_err(what);
             let opts = RadixOptions::default().with_order(order);
-            let mut work = input.to_vec();
-            let t = time_wall(
+            let (t, work) = time_host(
                 reps,
-                &mut work,
-                |w| {
-                    w.copy_from_slice(input);
-                    Ok(())
-                },
+                input,
                 |w| radix::sort_keys_host(&gpu, w, &opts),
                 || gpu.synchronize(),
             )
@@ -329,14 +346,9 @@ impl Point<'_> {
                 }
             }
             if self.wants(&names[2]) {
-                let mut work = input.to_vec();
-                let t = time_wall(
+                let (t, work) = time_host(
                     reps,
-                    &mut work,
-                    |w| {
-                        w.copy_from_slice(input);
-                        Ok(())
-                    },
+                    input,
                     |w| multi::sort_keys_host(&group, w, &opts).map(drop),
                     sync_all,
                 )
@@ -388,15 +400,10 @@ impl Point<'_> {
             let opts = StreamOptions::default()
                 .with_order(order)
                 .with_device_budget(Some(budget));
-            let mut work = input.to_vec();
             let mut report = None;
-            let t = time_wall(
+            let (t, work) = time_host(
                 reps,
-                &mut work,
-                |w| {
-                    w.copy_from_slice(input);
-                    Ok(())
-                },
+                input,
                 |w| {
                     report = Some(stream::sort_keys(&gpu, w, &opts)?);
                     Ok(())
