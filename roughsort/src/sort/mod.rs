@@ -15,7 +15,7 @@
 //! | [`RoughPath::FullSort`] | `2m >= n` | a window sort, then merge passes to one run: a full merge sort |
 //! | [`RoughPath::Radix`] | `k` past [`full_sort_past_k`] (the crossover: 16,384 for 4-byte keys alone, 4096 for 8-byte keys and for pairs), unless [`Fallback::Never`] | `sortlab-gpu-sorts`' radix sort (fast variant, stable) |
 //!
-//! **The fallback** ([`mod@fallback`]): past the crossover radius a full radix sort is faster
+//! **The fallback** (`sort/fallback.rs`): past the crossover radius a full radix sort is faster
 //! than any rough path, so [`rough_sort`] and [`rough_sort_pairs`] hand the keys to
 //! `sortlab_gpu_sorts::radix` there. The radius pass stops as soon as it shows that the radius
 //! may be past the crossover (the one-read pass's bound on a long inversion: the wide pass and

@@ -14,8 +14,8 @@
 //!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes.
 //!
 //! Every call is timed by the wall clock around the call with every GPU synchronised (work on
-//! several GPUs has no one stream to put events on), the median of `--reps` after
-//! [`WARMUP_CALLS`] untimed calls; the input is restored before each call, untimed. Every row's
+//! several GPUs has no one stream to put events on), the median of `--reps` after three
+//! untimed calls (`WARMUP_CALLS`); the input is restored before each call, untimed. Every row's
 //! last result is checked (sorted, a permutation of the input) before the row is written. A
 //! summary after the table gives each row's speed-up over one GPU, the exchange's share of the
 //! multi-GPU time, and each streamed row against the bound its crossings of the host link put
