@@ -29,13 +29,10 @@
 //! bubble sort baseline) are `sortlab_cpu_reference::rough`.
 //!
 //! # Performance
-//! On an NVIDIA H100, 2^28 `u32` keys of the k-sorted pattern, radius included, against CUB's
-//! `DeviceRadixSort` in the same run (`scripts/bench-gpu roughsort`): keys 5.07x / 3.41x /
-//! 2.30x faster at k = 16 / 256 / 4096, pairs 3.13x / 1.93x / 1.20x; keys stay ahead up to
-//! k = 16,384 (pairs up to 4096), and past that the radix fallback costs one read of the keys
-//! more than a full radix sort. The radius alone reads the keys once (0.46 ms, about one read
-//! at the copy rate) up to k = 4096. The current table, the crossover, the tuning measurements
-//! and what was tried and not kept are in the crate's `README.md`.
+//! NVIDIA H100, 2^28 `u32` k-sorted keys, radius included, against CUB's `DeviceRadixSort` in
+//! the same call: keys 5.05x / 2.28x faster at k = 16 / 4096 and never below 1.04x at any
+//! radius (the radix fallback past the crossover). The current table, the crossover, the tuning
+//! measurements and what was tried and not kept are in the crate's `README.md`.
 //!
 //! # Example
 //! ```no_run

@@ -5,9 +5,8 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-/// Elements per rayon task of a copy: 32 Ki (128 to 256 KiB, 10 to 25 us of one core's copy),
-/// so a task's overhead (about a microsecond) stays near 5%, and a staging piece of 4 MiB of
-/// keys spreads over 16 to 32 tasks.
+/// Elements per rayon task of a copy: 32 Ki (128 to 256 KiB), large against a task's overhead,
+/// so that a staging piece of 4 MiB of keys spreads over 16 to 32 tasks.
 const PIECE: usize = 1 << 15;
 
 /// Copies `src` into `dst` (same length) in parallel.

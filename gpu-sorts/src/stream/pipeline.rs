@@ -13,12 +13,9 @@ use super::plan;
 use crate::radix::{self, RadixOptions};
 
 /// Bytes of keys in one staging piece: 4 MiB (2^20 u32 keys), with the values of as many
-/// keys beside them. A copy of 4 MiB takes about 80 us at 50 GB/s, so the wait for each piece
-/// (tens of microseconds) hides behind the other piece's copy; the pinned staging of three
-/// lanes, two pieces each, is 24 MiB of keys whatever the budget (page-locking memory costs
-/// far more per byte than copying it, so staging must not grow with the chunk), small enough
-/// that much of it may stay in the last-level cache between the host's copy and the DMA.
-/// Untuned: the first thing to sweep on the benchmark machine (README.md).
+/// keys beside them: the host fills one piece while the link copies the other. Three lanes of
+/// two pieces page-lock 24 MiB of keys whatever the budget (page-locking costs far more per
+/// byte than copying, so staging must not grow with the chunk). Untuned (README.md).
 pub(crate) const PIECE_BYTES: usize = 4 << 20;
 
 /// Writes the elements `offset .. offset + keys.len()` of job `j`'s input (keys, and values

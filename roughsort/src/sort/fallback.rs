@@ -8,23 +8,16 @@
 //! the radius past it ([`crate::radius`]: the one-read pass's bound on a long inversion), so the
 //! fallback costs one read of the keys on top of the radix sort.
 
-/// 4-byte keys alone sort faster by the rough sort up to this radius, by the radix sort beyond.
-/// NVIDIA H100, 2^28 `u32` k-sorted keys, radius included, against CUB `SortKeys` (6.4 ms; our
-/// radix sort 5.8): `k = 16,384` 6.07 ms (1.06x), `k = 16,385` 7.10 ms (0.90x).
+/// 4-byte keys alone sort faster by the rough sort up to this radius, by the radix sort beyond
+/// (H100, 2^28 `u32`: 1.06x CUB `SortKeys` at `k = 16,384`, 0.90x at 16,385; README.md).
 pub const FULL_SORT_PAST_K_KEYS_4B: usize = 16_384;
 
-/// 8-byte keys alone: the rough sort's chained path's limit (half a window of 8192 keys).
-/// **An estimate, not measured at the crossover**: H100, 2^26 `u64` k-sorted keys, rough_sort
-/// (radius included) 2.50 ms at `k = 1025` and 2.58-2.60 at 4096, against about 2.5 ms for the
-/// radix sort of `u64` keys below 2^31 (10.0 ms at 2^28, four of eight passes skipped); past
-/// 4096 every doubling of `k` adds a merge pass over 8-byte keys.
+/// 8-byte keys alone: the chained path's limit; past it every doubling of `k` adds a merge pass
+/// over 8-byte keys. An estimate, not measured at the crossover (README.md).
 pub const FULL_SORT_PAST_K_KEYS_8B: usize = 4096;
 
-/// Key-value pairs: measured for `u32` keys with `u32` values (NVIDIA H100, 2^28, radius
-/// included, against CUB `SortPairs` 8.4 ms): `k = 4096` 7.02 ms (1.20x), `k = 8192` 0.88x, where
-/// the radix sort with the radius pass takes about 9.1 ms (0.93x). **An estimate for wider
-/// pairs**: 16-byte pairs at 2^26 take 3.97 ms at `k = 4096` (window sort and two merge passes)
-/// against about 4.6 ms for the radix sort (twice the bytes of `u32` pairs, 4 passes).
+/// Key-value pairs (H100, 2^28 `u32`/`u32`: 1.20x CUB `SortPairs` at `k = 4096`, 0.88x at
+/// 8192); an estimate for wider pairs (README.md).
 pub const FULL_SORT_PAST_K_PAIRS: usize = 4096;
 
 /// The largest radius for which the rough sort of keys of `key_size` bytes (with values of
