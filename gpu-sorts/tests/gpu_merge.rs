@@ -10,7 +10,7 @@ use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::merge::{self, MergeOptions, MergeVariant};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
 use sortlab_verify::testing::{
-    gpu, large_input, large_input_key, multiset_digest, require_free_memory,
+    gpu, large_input, large_input_key, multiset_digest, require_free_memory, stable_index_pairs,
 };
 use sortlab_verify::{generate, Pattern};
 
@@ -59,9 +59,7 @@ fn check_pairs<K: SortKey, V: SortValue + TryFrom<usize>>(
 ) where
     <V as TryFrom<usize>>::Error: std::fmt::Debug,
 {
-    let values: Vec<V> = (0..input.len()).map(|i| V::try_from(i).unwrap()).collect();
-    let (mut ek, mut ev) = (input.to_vec(), values.clone());
-    sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, opts.order).unwrap();
+    let (values, ek, ev) = stable_index_pairs::<K, V>(input, opts.order);
     let mut k = DeviceBuffer::from_host(gpu, input).unwrap();
     let mut v = DeviceBuffer::from_host(gpu, &values).unwrap();
     merge::sort_pairs(gpu, &mut k, &mut v, opts).unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -16,6 +16,7 @@ use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::multi::{self, max_share, MultiOptions, MultiReport};
 use sortlab_primitives::runtime::{Communicator, GpuGroup, NcclUniqueId};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
+use sortlab_verify::testing::stable_index_pairs;
 use sortlab_verify::{generate, Pattern};
 
 const PATTERNS: [Pattern; 6] = [
@@ -131,9 +132,7 @@ fn check_pairs<K: SortKey, V: SortValue + TryFrom<usize>>(
 ) where
     <V as TryFrom<usize>>::Error: std::fmt::Debug,
 {
-    let values: Vec<V> = (0..input.len()).map(|i| V::try_from(i).unwrap()).collect();
-    let (mut ek, mut ev) = (input.to_vec(), values.clone());
-    sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, opts.order).unwrap();
+    let (values, ek, ev) = stable_index_pairs::<K, V>(input, opts.order);
     let mut k = upload(group, input, lens);
     let mut v = upload(group, &values, lens);
     let report = multi::sort_pairs(group, &mut k, &mut v, opts)

@@ -17,7 +17,7 @@ use sortlab_gpu_sorts::stream::{
     StreamProgress, StreamReport, MIN_CHUNK_KEYS,
 };
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, PinnedBuffer, SortKey, SortValue};
-use sortlab_verify::testing::gpu;
+use sortlab_verify::testing::{gpu, stable_index_pairs};
 use sortlab_verify::{generate, Pattern};
 
 const SHAPES: [Pattern; 6] = [
@@ -84,9 +84,7 @@ fn check_pairs<K: SortKey, V: SortValue + TryFrom<usize>>(
 ) where
     <V as TryFrom<usize>>::Error: std::fmt::Debug,
 {
-    let values: Vec<V> = (0..input.len()).map(|i| V::try_from(i).unwrap()).collect();
-    let (mut ek, mut ev) = (input.to_vec(), values.clone());
-    sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, opts.order).unwrap();
+    let (values, ek, ev) = stable_index_pairs::<K, V>(input, opts.order);
     let (mut k, mut v) = (input.to_vec(), values);
     let report =
         stream::sort_pairs(gpu, &mut k, &mut v, opts).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -270,9 +268,7 @@ fn sort_pairs_checked<V: SortValue + TryFrom<usize>>(
 where
     <V as TryFrom<usize>>::Error: std::fmt::Debug,
 {
-    let values: Vec<V> = (0..input.len()).map(|i| V::try_from(i).unwrap()).collect();
-    let (mut ek, mut ev) = (input.to_vec(), values.clone());
-    sortlab_cpu_reference::sort::sort_pairs(&mut ek, &mut ev, opts.order).unwrap();
+    let (values, ek, ev) = stable_index_pairs::<_, V>(input, opts.order);
     let (mut k, mut v) = (input.to_vec(), values);
     let r = stream::sort_pairs(gpu, &mut k, &mut v, opts).unwrap_or_else(|e| panic!("{what}: {e}"));
     check::check_pairs_equal(&ek, &ev, &k, &v).unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use sortlab_cpu_reference::sort;
 use sortlab_primitives::runtime::{compile, nvrtc_available};
-use sortlab_primitives::{Defines, DeviceBuffer, Gpu, KernelSource, SortKey, SortValue};
+use sortlab_primitives::{Defines, DeviceBuffer, Gpu, KernelSource, Order, SortKey, SortValue};
 
 /// GPU 0, for a test that needs a CUDA device.
 ///
@@ -58,6 +58,36 @@ pub fn multiset_digest(keys: &[u32]) -> (u64, u64) {
         let x = x as u64;
         (s.wrapping_add(x), q.wrapping_add(x * x))
     })
+}
+
+/// The index values `0, 1, ..., n - 1` of an input of `n` keys, as values of type `V`: the
+/// values of the key-value tests, which then show where every key came from.
+///
+/// # Panics
+/// When `n - 1` does not fit `V`.
+pub fn index_values<V: SortValue + TryFrom<usize>>(n: usize) -> Vec<V> {
+    (0..n)
+        .map(|i| V::try_from(i).unwrap_or_else(|_| panic!("index {i} fits the value type")))
+        .collect()
+}
+
+/// The [`index_values`] of `input` and the stable reference sort of (`input`, those values) in
+/// `order`: `(values, expected_keys, expected_values)`, what a stable key-value sort must give.
+///
+/// ```
+/// use sortlab_primitives::Order;
+/// let (values, keys, sorted) = sortlab_verify::testing::stable_index_pairs::<u32, u32>(&[2, 1, 2], Order::Ascending);
+/// assert_eq!((values, keys, sorted), (vec![0, 1, 2], vec![1, 2, 2], vec![1, 0, 2]));
+/// ```
+pub fn stable_index_pairs<K: SortKey, V: SortValue + TryFrom<usize>>(
+    input: &[K],
+    order: Order,
+) -> (Vec<V>, Vec<K>, Vec<V>) {
+    let values = index_values::<V>(input.len());
+    let (mut keys, mut sorted) = (input.to_vec(), values.clone());
+    sort::sort_pairs(&mut keys, &mut sorted, order)
+        .unwrap_or_else(|e| panic!("the reference sorts pairs of equal lengths: {e}"));
+    (values, keys, sorted)
 }
 
 /// Compiles every `(source, defines)` of `configs` with NVRTC for every architecture of
