@@ -524,6 +524,25 @@ mod gpu {
 
     gpu_test!(gpu_every_path_sorts_keys_and_stable_pairs: paths::<u32, f64, i64>);
 
+    /// `n` k-sorted keys of radius at most `k` from `seed`, distinct (`ties` 1) and with every 16
+    /// consecutive values one key (`ties` 16: a monotone map keeps the input k-sorted), each in
+    /// both orders (reversed for descending, so that it is k-sorted in the order sorted).
+    fn k_sorted_cases<K: SortKey>(n: usize, k: usize, seed: u64) -> Vec<(u32, Order, Vec<K>)> {
+        let distinct: Vec<u32> = generate(Pattern::KSorted(k), n, seed);
+        let mut cases = Vec::new();
+        for ties in [1u32, 16] {
+            let ascending: Vec<K> = distinct
+                .iter()
+                .map(|&x| K::from_f64((x / ties) as f64))
+                .collect();
+            let mut descending = ascending.clone();
+            descending.reverse();
+            cases.push((ties, Order::Ascending, ascending));
+            cases.push((ties, Order::Descending, descending));
+        }
+        cases
+    }
+
     /// The radix fallback: k-sorted keys (distinct, and with every 16 consecutive values one
     /// key, so that stability shows) at radii on both sides of the crossovers (16,384 for 4-byte
     /// keys alone, 4096 for 8-byte keys and for pairs), in both orders (reversed for
@@ -534,66 +553,55 @@ mod gpu {
     fn fallback<K: SortKey, V: sortlab_verify::IndexValue>(gpu: &Gpu, seed: u64) {
         let n = (1 << 20) + 3;
         for k in [0, 16, 4096, 4097, 16_384, 16_385, 70_000, n] {
-            let distinct: Vec<u32> = generate(Pattern::KSorted(k), n, seed ^ k as u64);
-            for ties in [1u32, 16] {
-                let ascending: Vec<K> = distinct
-                    .iter()
-                    .map(|&x| K::from_f64((x / ties) as f64))
-                    .collect();
-                for order in [Order::Ascending, Order::Descending] {
-                    let mut input = ascending.clone();
-                    if order == Order::Descending {
-                        input.reverse();
-                    }
-                    let r = check::radius(&input, order);
-                    assert!(r <= k, "k {k} r {r}");
-                    let what = format!(
-                        "{}/{} n = {n} k = {k} r = {r} ties {ties} {order}",
-                        K::NAME,
-                        V::VALUE_NAME
-                    );
-                    let mut expected = input.clone();
-                    sort::sort(&mut expected, order);
-                    let values: Vec<V> = (0..n).map(V::from_index).collect();
-                    let (mut ek, mut ev) = (input.clone(), values.clone());
-                    sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
-                    let opts = RoughOptions {
-                        order,
-                        ..RoughOptions::default()
-                    };
-                    let past_keys = prefers_full_sort(r, K::SIZE, None);
-                    let past_pairs = prefers_full_sort(r, K::SIZE, Some(V::SIZE));
-                    // Keys, radius determined.
-                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
-                    let report = rough_sort(gpu, &mut d, order).expect(&what);
-                    check_report::<K>(&report, r, None).expect(&what);
-                    if r <= 4096 || past_keys {
-                        // No early stop below the radius tile; always the radix sort past it.
-                        assert_eq!(report.path == RoughPath::Radix, past_keys, "{what}");
-                    }
-                    check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
-                    // Keys, radius given.
-                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
-                    let report = rough_sort_with_radius(gpu, &mut d, r, &opts).expect(&what);
+            for (ties, order, input) in k_sorted_cases::<K>(n, k, seed ^ k as u64) {
+                let r = check::radius(&input, order);
+                assert!(r <= k, "k {k} r {r}");
+                let what = format!(
+                    "{}/{} n = {n} k = {k} r = {r} ties {ties} {order}",
+                    K::NAME,
+                    V::VALUE_NAME
+                );
+                let mut expected = input.clone();
+                sort::sort(&mut expected, order);
+                let values: Vec<V> = (0..n).map(V::from_index).collect();
+                let (mut ek, mut ev) = (input.clone(), values.clone());
+                sort::sort_pairs(&mut ek, &mut ev, order).unwrap();
+                let opts = RoughOptions {
+                    order,
+                    ..RoughOptions::default()
+                };
+                let past_keys = prefers_full_sort(r, K::SIZE, None);
+                let past_pairs = prefers_full_sort(r, K::SIZE, Some(V::SIZE));
+                // Keys, radius determined.
+                let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let report = rough_sort(gpu, &mut d, order).expect(&what);
+                check_report::<K>(&report, r, None).expect(&what);
+                if r <= 4096 || past_keys {
+                    // No early stop below the radius tile; always the radix sort past it.
                     assert_eq!(report.path == RoughPath::Radix, past_keys, "{what}");
-                    assert_eq!((report.radius, report.determined), (r, false), "{what}");
-                    check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
-                    // Pairs, radius determined, then given.
-                    let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
-                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
-                    let report = rough_sort_pairs(gpu, &mut dk, &mut dv, order).expect(&what);
-                    check_report::<K>(&report, r, Some(V::SIZE)).expect(&what);
-                    assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
-                    let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
-                    check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
-                    let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
-                    let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
-                    let report =
-                        rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
-                    assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
-                    let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
-                    check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
                 }
+                check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                // Keys, radius given.
+                let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let report = rough_sort_with_radius(gpu, &mut d, r, &opts).expect(&what);
+                assert_eq!(report.path == RoughPath::Radix, past_keys, "{what}");
+                assert_eq!((report.radius, report.determined), (r, false), "{what}");
+                check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
+                // Pairs, radius determined, then given.
+                let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                let report = rough_sort_pairs(gpu, &mut dk, &mut dv, order).expect(&what);
+                check_report::<K>(&report, r, Some(V::SIZE)).expect(&what);
+                assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
+                let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
+                let mut dk = DeviceBuffer::from_host(gpu, &input).unwrap();
+                let mut dv = DeviceBuffer::from_host(gpu, &values).unwrap();
+                let report =
+                    rough_sort_pairs_with_radius(gpu, &mut dk, &mut dv, r, &opts).expect(&what);
+                assert_eq!(report.path == RoughPath::Radix, past_pairs, "{what}, pairs");
+                let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                check::check_pairs_equal(&ek, &ev, &gk, &gv).expect(&what);
             }
         }
         // The crossovers themselves, as the tests above assume them.
@@ -626,32 +634,19 @@ mod gpu {
             5 * W,
         ] {
             for k in [W / 8 + 1, 3000, W / 2] {
-                let distinct: Vec<u32> = generate(Pattern::KSorted(k), n, seed ^ n as u64);
-                // Every 16 consecutive values one key (a monotone map keeps the input k-sorted).
-                for ties in [1u32, 16] {
-                    let ascending: Vec<K> = distinct
-                        .iter()
-                        .map(|&x| K::from_f64((x / ties) as f64))
-                        .collect();
-                    for order in [Order::Ascending, Order::Descending] {
-                        // Reversed, the input is k-sorted in descending order.
-                        let mut input = ascending.clone();
-                        if order == Order::Descending {
-                            input.reverse();
-                        }
-                        assert!(check::radius(&input, order) <= k);
-                        let what = format!("{} n = {n} k = {k} ties {ties} {order}", K::NAME);
-                        let mut expected = input.clone();
-                        sort::sort(&mut expected, order);
-                        let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
-                        let opts = RoughOptions {
-                            order,
-                            ..RoughOptions::default()
-                        };
-                        let report = rough_sort_with_radius(gpu, &mut d, k, &opts).expect(&what);
-                        assert_eq!(report.path, RoughPath::Chained, "{what}");
-                        check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
-                    }
+                for (ties, order, input) in k_sorted_cases::<K>(n, k, seed ^ n as u64) {
+                    assert!(check::radius(&input, order) <= k);
+                    let what = format!("{} n = {n} k = {k} ties {ties} {order}", K::NAME);
+                    let mut expected = input.clone();
+                    sort::sort(&mut expected, order);
+                    let mut d = DeviceBuffer::from_host(gpu, &input).unwrap();
+                    let opts = RoughOptions {
+                        order,
+                        ..RoughOptions::default()
+                    };
+                    let report = rough_sort_with_radius(gpu, &mut d, k, &opts).expect(&what);
+                    assert_eq!(report.path, RoughPath::Chained, "{what}");
+                    check::check_equal(&expected, &d.to_host().unwrap()).expect(&what);
                 }
             }
         }
