@@ -2,6 +2,8 @@
 //! reproduce`), DESIGN.md section 6.
 //!
 //! - CPU: `time_cpu`, the wall clock around the call alone, one warm-up call first.
+//! - Several GPUs, or host memory to host memory: `time_wall`, the wall clock around the call
+//!   with every GPU synchronised, after `WARMUP_CALLS` untimed calls.
 //! - GPU: CUDA events around the device-resident call alone (`time_gpu_slots` and its
 //!   forms), after `WARMUP_CALLS` untimed calls, with room reserved in the memory pool first
 //!   (`reserve_room`).
@@ -58,6 +60,33 @@ pub(crate) fn time_cpu<S: ?Sized>(
         t.push(s.elapsed().as_secs_f64() * 1e3);
     }
     median(&mut t)
+}
+
+/// Median wall-clock milliseconds of `reps` calls of `call`, each after an untimed `restore`,
+/// after [`WARMUP_CALLS`] untimed calls; `sync` waits for every GPU the call used. For work on
+/// several GPUs or host memory, where no one stream carries the events of [`time_gpu_slots`].
+pub(crate) fn time_wall<S>(
+    reps: u32,
+    state: &mut S,
+    mut restore: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+    mut call: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
+    mut sync: impl FnMut() -> sortlab_primitives::Result<()>,
+) -> sortlab_primitives::Result<f64> {
+    for _ in 0..WARMUP_CALLS {
+        restore(state)?;
+        call(state)?;
+        sync()?;
+    }
+    let mut t = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        restore(state)?;
+        sync()?;
+        let s = Instant::now();
+        call(state)?;
+        sync()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(&mut t))
 }
 
 /// Makes room for `bytes` in the device's memory pool ([`Gpu::reserve_pool`], at most half the

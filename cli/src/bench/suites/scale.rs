@@ -21,8 +21,6 @@
 //! multi-GPU time, and each streamed row against the bound its crossings of the host link put
 //! on it at the measured copy rates.
 
-use std::time::Instant;
-
 use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::multi::{self, MultiOptions};
 use sortlab_gpu_sorts::radix::{self, RadixOptions};
@@ -33,7 +31,7 @@ use crate::args::BenchArgs;
 use crate::backend::gen::generate;
 use crate::bench::row::{gbps, wrong, BenchRow, RowId};
 use crate::bench::setup::{write_rows, Run};
-use crate::bench::timing::{gpu_err, median, WARMUP_CALLS};
+use crate::bench::timing::{gpu_err, time_wall};
 use crate::cmd::{note, say};
 use crate::error::CliError;
 use crate::key::CliKey;
@@ -109,32 +107,6 @@ struct Point<'a> {
     pattern: String,
     n: u64,
     summary: Vec<String>,
-}
-
-/// Median milliseconds of `reps` calls of `call`, each after an untimed `restore`, after
-/// [`WARMUP_CALLS`] untimed calls; `sync` waits for every GPU the call used.
-fn time_wall<S>(
-    reps: u32,
-    state: &mut S,
-    mut restore: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
-    mut call: impl FnMut(&mut S) -> sortlab_primitives::Result<()>,
-    mut sync: impl FnMut() -> sortlab_primitives::Result<()>,
-) -> sortlab_primitives::Result<f64> {
-    for _ in 0..WARMUP_CALLS {
-        restore(state)?;
-        call(state)?;
-        sync()?;
-    }
-    let mut t = Vec::with_capacity(reps as usize);
-    for _ in 0..reps {
-        restore(state)?;
-        sync()?;
-        let s = Instant::now();
-        call(state)?;
-        sync()?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(median(&mut t))
 }
 
 /// [`time_wall`] of a host-memory sort `call`: each call on a fresh copy of `input`; returns
