@@ -502,15 +502,10 @@ mod tests {
         }
     }
 
-    fn lcg(seed: u64, n: usize, modulo: u64) -> Vec<u64> {
-        let mut x = seed;
-        (0..n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 29) % modulo
-            })
+    /// `n` pseudo-random values below `modulo` from `seed` (the workspace's one hash).
+    fn values_below(seed: u64, n: usize, modulo: u64) -> Vec<u64> {
+        (0..n as u64)
+            .map(|i| sortlab_verify::seed::splitmix64(seed ^ i.wrapping_mul(0x9e37_79b9)) % modulo)
             .collect()
     }
 
@@ -584,14 +579,14 @@ mod tests {
                 (50_000, 3000, 4096),
             ] {
                 for modulo in [u64::MAX, 1000, 3, 1] {
-                    let raw = lcg((n as u64).wrapping_add(modulo), n, modulo);
+                    let raw = values_below((n as u64).wrapping_add(modulo), n, modulo);
                     let u: Vec<u32> = raw.iter().map(|&x| x as u32).collect();
                     check(&u, chunk, piece.min(chunk), order);
                     let i: Vec<i64> = raw.iter().map(|&x| x as i64 - 500).collect();
                     check(&i, chunk, piece.min(chunk), order);
                 }
                 let specials = [f64::NAN, -f64::NAN, -0.0, 0.0, 1.0, f64::NEG_INFINITY];
-                let f: Vec<f64> = lcg(n as u64, n, 6)
+                let f: Vec<f64> = values_below(n as u64, n, 6)
                     .into_iter()
                     .map(|i| specials[i as usize])
                     .collect();

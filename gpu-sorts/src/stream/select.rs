@@ -134,15 +134,10 @@ mod tests {
         }
     }
 
-    fn lcg(seed: u64, n: usize, modulo: u64) -> Vec<u64> {
-        let mut x = seed;
-        (0..n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 33) % modulo
-            })
+    /// `n` pseudo-random values below `modulo` from `seed` (the workspace's one hash).
+    fn values_below(seed: u64, n: usize, modulo: u64) -> Vec<u64> {
+        (0..n as u64)
+            .map(|i| sortlab_verify::seed::splitmix64(seed ^ i.wrapping_mul(0x9e37_79b9)) % modulo)
             .collect()
     }
 
@@ -151,7 +146,7 @@ mod tests {
         for order in [Order::Ascending, Order::Descending] {
             for modulo in [u64::MAX >> 1, 5, 1] {
                 let runs: Vec<Vec<u32>> = (0..7)
-                    .map(|j| lcg(j, 1000 + 37 * j as usize, modulo))
+                    .map(|j| values_below(j, 1000 + 37 * j as usize, modulo))
                     .map(|v| v.into_iter().map(|x| x as u32).collect())
                     .collect();
                 for bucket in [1, 2, 999, 1000, 1001, 2500, 100_000] {
@@ -191,7 +186,7 @@ mod tests {
         ];
         let runs: Vec<Vec<f32>> = (0..5)
             .map(|j| {
-                lcg(j + 11, 300 * j as usize, 8)
+                values_below(j + 11, 300 * j as usize, 8)
                     .into_iter()
                     .map(|i| specials[i as usize])
                     .collect()
@@ -199,7 +194,7 @@ mod tests {
             .collect();
         let ints: Vec<Vec<i64>> = (0..4)
             .map(|j| {
-                lcg(j + 3, 500, 7)
+                values_below(j + 3, 500, 7)
                     .into_iter()
                     .map(|x| x as i64 - 3)
                     .collect()
