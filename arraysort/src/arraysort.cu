@@ -22,11 +22,17 @@
 //   paper_sort          GPU-ArraySort (Awan and Saeed), one block per array: regular sample,
 //                       splitters, buckets, insertion sort of each bucket
 //   iota, tag_of_index, gather   the tagged baseline's helpers
+//   top_k_select        per-array top-k, one block per array: an MSD radix select of the k-th key
+//                       (8-bit digits, only as many passes as it takes for the keys at or before
+//                       the k-th's digit prefix to fit one tile), an ordered gather of those keys
+//                       into shared memory, a block merge sort of the tile, the first k written
+//   copy_pairs, top_k_compact   the top-k's sort path for k past one tile: a copy of the keys
+//                       (values) sorted whole by the fast sort, then each array's first k
 //   zero_counts, find_decrease   housekeeping, and the explicit offsets check
 //
 // Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
 // SMALL_THREADS, BLOCK512_THREADS, BLOCK512_ITEMS (and for 1024, 2048, 4096), LARGE_THREADS, LARGE_ITEMS,
-// RADIX_BITS, PAPER_THREADS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512,
+// RADIX_BITS, PAPER_THREADS, TOPK_THREADS, TOPK_ITEMS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512,
 // CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class numbers,
 // as the host's SizeClass::index), HAS_BLOCK4096.
 #include "sortlab/block/block_load_store.cuh"
@@ -35,6 +41,7 @@
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
 #include "sortlab/warp/shuffle.cuh"
+#include "sortlab/warp/warp_scan.cuh"
 
 #ifndef OFFSET_T
 #define OFFSET_T unsigned long long
@@ -66,6 +73,10 @@
 #endif
 #ifndef PAPER_THREADS
 #define PAPER_THREADS 128
+#endif
+#ifndef TOPK_THREADS
+#define TOPK_THREADS 256
+#define TOPK_ITEMS 8
 #endif
 #ifndef CLASS_GROUP8
 #define CLASS_GROUP8 0
@@ -613,6 +624,249 @@ gather(const Key* keys, const Val* values, const u32* idx, Key* out_k, Val* out_
 #if HAS_VALUES
         out_v[i] = values[x];
 #endif
+    }
+}
+
+// ---- Per-array top-k: array a's first min(k, len) keys in the stable sort, at out[a * k ..]. ----
+//
+// top_k_select, one block per array (k <= TOPK_CAP, arrays shorter than 2^32 keys):
+//   1. Radix select, most significant 8-bit digit first. After each pass, `prefix` holds the
+//      digits of the k-th key down to bit `shift`; `before` keys have a smaller prefix (all of
+//      them are in the top k) and `count` share it (the k-th among them). Passes stop as soon as
+//      before + count fits one tile (uniform keys: after one or two passes), or when every bit
+//      is resolved: the `count` keys are then all equal to the k-th, and only the first
+//      k - before of them by position belong to the stable top k.
+//   2. Gather, in position order (striped tiles, ballots and a warp scan of the per-(item, warp)
+//      counts): keys with a smaller prefix, then (up to the cap) keys with the same prefix, as
+//      (bits, position) into shared memory.
+//   3. A stable block merge sort of the gathered tile by bits; equal bits stay in position order
+//      (both gathered groups are in position order, and the first group's bits are all smaller),
+//      so the first min(k, len) are exactly the stable sort's. Values are read by position.
+
+#define TOPK_CAP (TOPK_THREADS * TOPK_ITEMS)
+#define TOPK_DIGIT_BITS 8
+#define TOPK_DIGITS (1 << TOPK_DIGIT_BITS)
+#define TOPK_WARPS (TOPK_THREADS / 32)
+#define TOPK_GROUPS (TOPK_ITEMS * TOPK_WARPS)
+static_assert(TOPK_DIGITS == 8 * 32, "the digit search gives each lane of one warp 8 digits");
+static_assert(TOPK_GROUPS % 32 == 0, "the gather scan gives each lane of one warp whole groups");
+static_assert(KEY_BITS % TOPK_DIGIT_BITS == 0, "keys are whole digits");
+static_assert(TOPK_CAP < 65536, "the gather packs two per-tile counts into one word");
+
+typedef sortlab::BlockMergeSort<Bits, u32, TOPK_THREADS, TOPK_ITEMS> TopSort;
+struct TopStorage {
+    union Phases {
+        struct Stage {
+            Bits bits[TOPK_CAP];
+            u32 pos[TOPK_CAP];
+        } stage;
+        TopSort::TempStorage sort;
+    } u;
+    u32 hist[TOPK_DIGITS];
+    u32 groups[TOPK_GROUPS];  // one gather tile's counts per (item, warp), then their prefixes
+    u32 tile_total;           // the tile's packed counts: smaller prefix (low half), same (high)
+    u32 digit;                // the digit search's answer
+    unsigned long long below;
+    unsigned long long count;
+};
+
+// One radix-select pass over array [begin, begin + len): the histogram of the digit below `hi`
+// among keys whose bits above `hi` equal `prefix` (every key when hi == KEY_BITS), then the digit
+// holding the `need`-th of them (1-based). Returns through st (digit, below: how many of them
+// have a smaller digit, count: how many have that digit).
+__device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, u32 hi, Bits prefix, u64 need,
+                                           TopStorage& st) {
+    const u32 tid = threadIdx.x;
+    const u32 shift = hi - TOPK_DIGIT_BITS;
+    for (u32 d = tid; d < TOPK_DIGITS; d += TOPK_THREADS) st.hist[d] = 0;
+    __syncthreads();
+    for (u64 j = tid; j < len; j += TOPK_THREADS) {
+        const Bits b = sortlab::flip_bits(keys[j], flip);
+        if (hi == (u32)KEY_BITS || (b >> hi) == prefix) {
+            atomicAdd(&st.hist[(u32)(b >> shift) & (TOPK_DIGITS - 1)], 1u);
+        }
+    }
+    __syncthreads();
+    if (tid < 32) {
+        const u32 lane = tid;
+        u32 s = 0;
+#pragma unroll
+        for (int t = 0; t < 8; ++t) s += st.hist[lane * 8 + t];
+        const u32 incl = sortlab::warp_inclusive_scan(s, sortlab::Sum());
+        const u32 excl = incl - s;
+        // Exactly one lane holds the digit (lanes with no keys have excl == incl).
+        if ((u64)excl < need && need <= (u64)incl) {
+            u64 run = excl;
+            for (u32 d = lane * 8; d < lane * 8 + 8; ++d) {
+                const u32 h = st.hist[d];
+                if (run + h >= need) {
+                    st.digit = d;
+                    st.below = run;
+                    st.count = h;
+                    break;
+                }
+                run += h;
+            }
+        }
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(TOPK_THREADS)
+top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixed_len, u64 arrays, u64 n, u64 k,
+             Bits flip, Key* out_k, Val* out_v) {
+    (void)values;
+    (void)out_v;
+    __shared__ TopStorage st;
+    const u32 tid = threadIdx.x;
+    const u32 lane = tid & 31u;
+    const u32 warp = tid / 32;
+    const u32 lower_lanes = (1u << lane) - 1u;
+    for (u64 a = blockIdx.x; a < arrays; a += gridDim.x) {
+        const Span sp = array_span(offsets, fixed_len, a, n);
+        const u64 kk = sp.len < k ? sp.len : k;
+        if (kk == 0) continue;
+        const Key* in = keys + sp.begin;
+        // 1. Radix select (uniform across the block: every thread reads the same answers).
+        u32 shift = (u32)KEY_BITS;
+        Bits prefix = 0;
+        u64 before = 0, count = sp.len;
+        while (before + count > (u64)TOPK_CAP && shift > 0) {
+            top_k_pass(in, sp.len, flip, shift, prefix, kk - before, st);
+            shift -= TOPK_DIGIT_BITS;
+            prefix = (prefix << TOPK_DIGIT_BITS) | (Bits)st.digit;
+            before += st.below;
+            count = st.count;
+        }
+        // Keys with the prefix taken: all of them, or the first kk - before when every bit is
+        // resolved and they do not fit (they are then equal: the stable order takes the first).
+        const u64 same_cap = before + count <= (u64)TOPK_CAP ? count : kk - before;
+        const u64 gathered = before + same_cap;
+        // 2. Ordered gather.
+        u64 below_seen = 0, same_seen = 0;
+        for (u64 base = 0; base < sp.len; base += TOPK_CAP) {
+            if (below_seen == before && same_seen >= same_cap) break;  // uniform
+            Bits b[TOPK_ITEMS];
+            u32 below_rank[TOPK_ITEMS], same_rank[TOPK_ITEMS];
+            bool is_below[TOPK_ITEMS], is_same[TOPK_ITEMS];
+#pragma unroll
+            for (int t = 0; t < TOPK_ITEMS; ++t) {
+                const u64 j = base + (u64)t * TOPK_THREADS + tid;
+                const bool valid = j < sp.len;
+                b[t] = valid ? sortlab::flip_bits(in[j], flip) : Bits(0);
+                is_below[t] = valid && shift < (u32)KEY_BITS && (b[t] >> shift) < prefix;
+                is_same[t] = valid && (shift == (u32)KEY_BITS || (b[t] >> shift) == prefix);
+                const u32 mb = __ballot_sync(SORTLAB_FULL_WARP, is_below[t]);
+                const u32 ms = __ballot_sync(SORTLAB_FULL_WARP, is_same[t]);
+                below_rank[t] = __popc(mb & lower_lanes);
+                same_rank[t] = __popc(ms & lower_lanes);
+                if (lane == 0) st.groups[t * TOPK_WARPS + warp] = (u32)__popc(mb) | ((u32)__popc(ms) << 16);
+            }
+            __syncthreads();
+            if (tid < 32) {
+                // Exclusive prefix of the groups in (item, warp) order, which is position order.
+                constexpr int per_lane = TOPK_GROUPS / 32;
+                u32 g[per_lane];
+                u32 s = 0;
+#pragma unroll
+                for (int t = 0; t < per_lane; ++t) {
+                    g[t] = st.groups[lane * per_lane + t];
+                    s += g[t];
+                }
+                const u32 incl = sortlab::warp_inclusive_scan(s, sortlab::Sum());
+                u32 run = incl - s;
+#pragma unroll
+                for (int t = 0; t < per_lane; ++t) {
+                    st.groups[lane * per_lane + t] = run;
+                    run += g[t];
+                }
+                if (lane == 31) st.tile_total = incl;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int t = 0; t < TOPK_ITEMS; ++t) {
+                const u32 g = st.groups[t * TOPK_WARPS + warp];
+                const u64 j = base + (u64)t * TOPK_THREADS + tid;
+                if (is_below[t]) {
+                    const u64 slot = below_seen + (g & 0xffffu) + below_rank[t];
+                    if (slot < before) {
+                        st.u.stage.bits[slot] = b[t];
+                        st.u.stage.pos[slot] = (u32)j;
+                    }
+                } else if (is_same[t]) {
+                    const u64 r = same_seen + (g >> 16) + same_rank[t];
+                    if (r < same_cap) {
+                        st.u.stage.bits[before + r] = b[t];
+                        st.u.stage.pos[before + r] = (u32)j;
+                    }
+                }
+            }
+            const u32 total = st.tile_total;
+            below_seen += total & 0xffffu;
+            same_seen += total >> 16;
+            __syncthreads();
+        }
+        // 3. Sort the gathered tile, write the first kk.
+        Bits sb[TOPK_ITEMS];
+        u32 sp_pos[TOPK_ITEMS];
+#pragma unroll
+        for (int t = 0; t < TOPK_ITEMS; ++t) {
+            const u32 i = tid * TOPK_ITEMS + (u32)t;
+            sb[t] = i < gathered ? st.u.stage.bits[i] : sortlab::max_bits<Bits>();
+            sp_pos[t] = i < gathered ? st.u.stage.pos[i] : 0u;
+        }
+        __syncthreads();
+        TopSort::sort(sb, sp_pos, st.u.sort, (u32)gathered);
+        Key* ok = out_k + a * k;
+#if HAS_VALUES
+        Val* ov = out_v + a * k;
+#endif
+#pragma unroll
+        for (int t = 0; t < TOPK_ITEMS; ++t) {
+            const u32 r = tid * TOPK_ITEMS + (u32)t;
+            if (r < kk) {
+                ok[r] = sortlab::key_from_flipped_bits<Key>(sb[t], flip);
+#if HAS_VALUES
+                const u64 p = sp_pos[t] < sp.len ? sp_pos[t] : 0;
+                ov[r] = values[sp.begin + p];
+#endif
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// ck[i] = keys[i] (and cv[i] = values[i]): the sort path's copy.
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+copy_pairs(const Key* keys, const Val* values, Key* ck, Val* cv, u64 n) {
+    (void)values;
+    (void)cv;
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < n; i += stride) {
+        ck[i] = keys[i];
+#if HAS_VALUES
+        cv[i] = values[i];
+#endif
+    }
+}
+
+// out[a * k + r] = sorted array a's key r, for r < min(k, len): the sort path's result.
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+top_k_compact(const Key* sk, const Val* sv, const Offset* offsets, u64 fixed_len, u64 arrays, u64 n, u64 k,
+              Key* out_k, Val* out_v) {
+    (void)sv;
+    (void)out_v;
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    const u64 slots = arrays * k;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < slots; i += stride) {
+        const u64 a = i / k, r = i - a * k;
+        const Span sp = array_span(offsets, fixed_len, a, n);
+        if (r < sp.len) {
+            out_k[i] = sk[sp.begin + r];
+#if HAS_VALUES
+            out_v[i] = sv[sp.begin + r];
+#endif
+        }
     }
 }
 

@@ -60,9 +60,13 @@ pub(crate) struct FastLayout {
 
 impl FastLayout {
     pub fn new(s: &Shape) -> Result<FastLayout> {
+        Self::after(ScratchLayout::new(), s)
+    }
+
+    /// The layout placed after the regions `l` already holds (`bytes` is then the whole).
+    pub fn after(mut l: ScratchLayout, s: &Shape) -> Result<FastLayout> {
         let p = s.policy();
         let classes = s.fast_classes();
-        let mut l = ScratchLayout::new();
         let listed = s.fixed.is_none() && s.has_work();
         let counts = l.region::<u64>(if listed { SizeClass::ALL.len() } else { 0 });
         let lists = l.region::<u64>(if listed { p.list_len(s.arrays, s.n) } else { 0 });

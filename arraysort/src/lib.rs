@@ -49,6 +49,13 @@
 //!
 //! The CPU twin is `sortlab_cpu_reference::arrays`.
 //!
+//! # Per-array top-k
+//! [`top_k_keys`] and [`top_k_pairs`] write the first `k` keys of every array in an order (with
+//! their values) to slots of `k` per array, leaving the input as it is: one block per array
+//! radix-selects the k-th key and sorts only the keys up to it ([`TopKPath::Select`], `k` up to
+//! [`ArrayPolicy::top_k_tile`]), or a copy is sorted whole ([`TopKPath::Sort`]). No host round
+//! trip either; the CPU twin is `sortlab_cpu_reference::top_k`.
+//!
 //! # Key types
 //! `u32`, `i32`, `f32`, `u64`, `i64`, `f64` in IEEE total order for floats (as
 //! `f32::total_cmp`: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`), both orders.
@@ -99,11 +106,17 @@ mod options;
 mod policy;
 mod run;
 mod segments;
+mod top_k;
 
 pub use kernels::{module_configs, SOURCE};
 pub use options::{ArrayOptions, ArrayVariant};
 pub use policy::{ArrayPolicy, SizeClass};
 pub use segments::Segments;
+pub use top_k::{
+    top_k_keys, top_k_keys_host, top_k_keys_with_scratch, top_k_pairs, top_k_pairs_host,
+    top_k_pairs_with_scratch, top_k_scratch_bytes, top_k_scratch_bytes_pairs, TopKOptions,
+    TopKPath, TopKReport,
+};
 
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Result, Scratch, SortKey, SortValue};
 
@@ -271,7 +284,8 @@ fn sort_with<K: SortKey, V: SortValue>(
     match opts.variant {
         ArrayVariant::Fast => {
             let classes = std::mem::take(&mut report.classes);
-            run::fast::<K>(&b, &k, opts.order, &mut scratch, &classes)?;
+            let layout = FastLayout::new(&s)?;
+            run::fast::<K>(&b, &k, opts.order, &mut scratch, &classes, &layout)?;
             report.classes = classes;
         }
         ArrayVariant::Paper => run::paper::<K>(&b, &k, opts.order, &mut scratch)?,

@@ -163,6 +163,11 @@ pub struct ArrayPolicy {
     pub radix_bits: u32,
     /// Threads per block of [`crate::ArrayVariant::Paper`].
     pub paper_threads: u32,
+    /// Threads per block of the top-k select (one block per array).
+    pub topk_threads: u32,
+    /// Keys per thread of the top-k select's tile (threads × keys is
+    /// [`ArrayPolicy::top_k_tile`], the largest k it selects).
+    pub topk_items: u32,
 }
 
 impl ArrayPolicy {
@@ -177,7 +182,15 @@ impl ArrayPolicy {
             large_items: 8,
             radix_bits: 6,
             paper_threads: 128,
+            topk_threads: 256,
+            topk_items: 8,
         }
+    }
+
+    /// The largest `k` the top-k select takes (its shared-memory tile); a larger `k` sorts
+    /// every array whole ([`crate::TopKPath::Sort`]).
+    pub fn top_k_tile(&self) -> usize {
+        (self.topk_threads * self.topk_items) as usize
     }
 
     /// The longest array sorted in one pass: 4096 or 2048 keys.
@@ -240,7 +253,9 @@ impl Policy for ArrayPolicy {
             .set("LARGE_THREADS", self.large_threads)
             .set("LARGE_ITEMS", self.large_items)
             .set("RADIX_BITS", self.radix_bits)
-            .set("PAPER_THREADS", self.paper_threads);
+            .set("PAPER_THREADS", self.paper_threads)
+            .set("TOPK_THREADS", self.topk_threads)
+            .set("TOPK_ITEMS", self.topk_items);
         for c in SizeClass::ALL {
             d = d.set(&format!("CLASS_{}", c.name().to_uppercase()), c.index());
         }

@@ -11,7 +11,7 @@ use crate::policy::SizeClass;
 use crate::segments::Segments;
 
 /// Resident blocks per multiprocessor the grid-stride kernels are sized for.
-const BLOCKS_PER_SM: u32 = 8;
+pub(crate) const BLOCKS_PER_SM: u32 = 8;
 
 /// The device buffers of one call (addresses; values 0 for keys only).
 pub(crate) struct Bufs<'a> {
@@ -29,10 +29,10 @@ pub(crate) fn fast<K: SortKey>(
     order: Order,
     scratch: &mut Scratch,
     classes: &[SizeClass],
+    layout: &FastLayout,
 ) -> Result<()> {
     let s = &b.shape;
     let p = &k.policy;
-    let layout = FastLayout::new(s)?;
     // Look every kernel up before the first launch (a missing one leaves the data untouched).
     let class_kernels = classes
         .iter()

@@ -69,6 +69,7 @@ pub struct GenArgs {
 
 /// Arguments of `sortlab sort`.
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("arrays").args(["offsets", "array_len"]))]
 pub struct SortArgs {
     /// Algorithm (`sortlab list` shows them); `reference` where not given, `radix` with
     /// --gpus or --device-memory (the only sort they take).
@@ -97,6 +98,15 @@ pub struct SortArgs {
     /// Sort each array of N keys of FILE on its own (N must divide the key count).
     #[arg(long, value_name = "N")]
     pub array_len: Option<u64>,
+    /// With --offsets or --array-len: keep only the first K keys of every array in the order
+    /// (the K smallest ascending, the K largest descending; arrays shorter than K keep all
+    /// theirs), written back to back to OUT: arraysort's top-k (radix select) or the CPU twin.
+    #[arg(long, value_name = "K", requires = "arrays")]
+    pub top_k: Option<u64>,
+    /// With --top-k: write the offsets of the result's arrays (arrays + 1 little-endian u64)
+    /// to this file.
+    #[arg(long, value_name = "FILE", requires = "top_k")]
+    pub out_offsets: Option<PathBuf>,
     /// Sort across the first N GPUs of this host (gpu-sorts' multi-GPU radix sort, with the
     /// keys exchanged through NCCL); 1 is the one-GPU radix sort.
     #[arg(

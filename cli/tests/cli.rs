@@ -684,6 +684,68 @@ fn arrays_gen_sort_check_round_trip() {
 }
 
 #[test]
+fn top_k_of_arrays_keeps_the_first_k_of_each() {
+    let d = Dir::new();
+    let keys = d.path("keys.bin");
+    fs::write(&keys, u32_bytes(&[5, 1, 4, 2, 9, 9, 0, 7])).unwrap();
+    let u64_bytes = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let offsets = d.path("offsets.bin");
+    fs::write(&offsets, u64_bytes(&[0, 4, 4, 7, 8])).unwrap();
+    let (out, out_offsets) = (d.path("top.bin"), d.path("top-offsets.bin"));
+    let (k, o) = (path_str(&keys), path_str(&offsets));
+    let s = sortlab(&[
+        "sort",
+        "--engine",
+        "cpu",
+        "--order",
+        "desc",
+        "--offsets",
+        o,
+        "--top-k",
+        "2",
+        k,
+        "-o",
+        path_str(&out),
+        "--out-offsets",
+        path_str(&out_offsets),
+    ]);
+    assert_code(&s, 0);
+    assert!(stderr(&s).contains("kept the top 2"), "{}", stderr(&s));
+    assert_eq!(fs::read(&out).unwrap(), u32_bytes(&[5, 4, 9, 9, 7]));
+    assert_eq!(fs::read(&out_offsets).unwrap(), u64_bytes(&[0, 2, 2, 4, 5]));
+    let s = sortlab(&[
+        "sort",
+        "--engine",
+        "cpu",
+        "--array-len",
+        "4",
+        "--top-k",
+        "3",
+        k,
+        "-o",
+        path_str(&out),
+    ]);
+    assert_code(&s, 0);
+    assert_eq!(fs::read(&out).unwrap(), u32_bytes(&[1, 2, 4, 0, 7, 9]));
+    // --top-k needs arrays; --out-offsets needs --top-k: usage errors, nothing written.
+    let none = d.path("none.bin");
+    let s = sortlab(&["sort", "--top-k", "3", k, "-o", path_str(&none)]);
+    assert_code(&s, 2);
+    let s = sortlab(&[
+        "sort",
+        "--array-len",
+        "4",
+        "--out-offsets",
+        path_str(&none),
+        k,
+        "-o",
+        path_str(&none),
+    ]);
+    assert_code(&s, 2);
+    assert!(!none.exists());
+}
+
+#[test]
 fn bad_offsets_are_errors_and_write_nothing() {
     let d = Dir::new();
     let keys = d.path("keys.bin");

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments};
+use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments, TopKOptions};
 use sortlab_cpu_reference::arrays;
+use sortlab_cpu_reference::top_k::{self, TopK};
 use sortlab_primitives::{DeviceBuffer, Order};
 
 use crate::engine::Engine;
@@ -82,6 +83,31 @@ pub fn sort_arrays_on<K: CliKey>(
             arraysort::sort_keys(gpu, &mut d, Segments::Offsets64(&d_offsets), &opts)
                 .map_err(gpu_err)?;
             d.copy_to_host(keys).map_err(gpu_err)
+        }
+    }
+}
+
+/// The first `k` keys of every array of `keys` (cut by the checked `offsets`) in `order`,
+/// compacted with their own offsets, on `engine`: the rayon twin on the CPU, arraysort's top-k
+/// on the GPU.
+pub fn top_k_on<K: CliKey>(
+    engine: &Engine,
+    keys: &[K],
+    offsets: &[u64],
+    k: usize,
+    order: Order,
+) -> Result<TopK<K, u32>, CliError> {
+    match engine {
+        Engine::Cpu => top_k::top_k(keys, offsets, k, order).map_err(|e| CliError::BadArrays {
+            what: "the arrays".into(),
+            message: e.to_string(),
+        }),
+        Engine::Gpu(gpu) => {
+            let opts = TopKOptions::new(k).with_order(order);
+            arraysort::top_k_keys_host(gpu, keys, offsets, &opts).map_err(|source| CliError::Gpu {
+                what: "the top-k of arrays on the GPU".into(),
+                source,
+            })
         }
     }
 }

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use sortlab_registry::Algo;
 
-use super::arrays::{sort_arrays_on, ArraysArg};
+use super::arrays::{sort_arrays_on, top_k_on, ArraysArg};
 use super::scaled;
 use super::{ms, note};
 use crate::algo::find_algo;
@@ -21,6 +21,9 @@ use crate::with_key_type;
 pub fn run(args: &SortArgs) -> Result<(), CliError> {
     let key_type = parse_key_type(&args.key_type)?;
     if let Some(arrays) = ArraysArg::from_args(args.offsets.as_deref(), args.array_len) {
+        if let Some(k) = args.top_k {
+            return with_key_type!(key_type, K => top_k_typed::<K>(args, &arrays, k));
+        }
         return with_key_type!(key_type, K => sort_arrays_typed::<K>(args, &arrays));
     }
     if args.gpus.is_some() || args.device_memory.is_some() {
@@ -49,6 +52,37 @@ fn sort_arrays_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg) -> Result<(
         keys.len(),
         K::NAME,
         args.order,
+        engine.name(),
+        engine.device(),
+        ms(elapsed)
+    ));
+    Ok(())
+}
+
+/// Keeps the first `k` keys of each array of `args.input` (cut by `arrays`, checked first) and
+/// writes them, and with `--out-offsets` the result's offsets.
+fn top_k_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg, k: u64) -> Result<(), CliError> {
+    let keys = read_keys::<K>(&args.input)?;
+    let offsets = arrays.offsets(keys.len())?;
+    let k = usize::try_from(k).map_err(|_| CliError::Usage(format!("--top-k {k} is too large")))?;
+    let (engine, fallback) = pick_engine(args.engine, None)?;
+    let start = Instant::now();
+    let top = top_k_on(&engine, &keys, &offsets, k, args.order)?;
+    let elapsed = start.elapsed();
+    write_keys(&args.output, &top.keys)?;
+    if let Some(path) = &args.out_offsets {
+        write_keys(path, &top.offsets)?;
+    }
+    if let Some(why) = fallback {
+        note(&format!("note: {why}; using the CPU engine"));
+    }
+    note(&format!(
+        "kept the top {k} ({}) of {} arrays of {} {} keys: {} keys, on the {} engine [{}] in {:.3} ms",
+        args.order,
+        offsets.len() - 1,
+        keys.len(),
+        K::NAME,
+        top.keys.len(),
         engine.name(),
         engine.device(),
         ms(elapsed)

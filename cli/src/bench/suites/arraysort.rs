@@ -12,9 +12,16 @@
 //! `sort_arrays` (keys) and `sort_arrays_pairs` (u32 values for 4-byte keys, u64 for 8-byte).
 //! Every last output is checked: each array sorted and a permutation of its input, pairs
 //! stable.
+//!
+//! The per-array top-k has its own layout, `rows-32768` (rows of 32,768 keys, the shape of
+//! `torch.topk` over rows of logits): ops `top_k` and `top_k_pairs` (index values) keep the
+//! first 64 of every row in the order, on both paths (`arraysort-topk-select`,
+//! `arraysort-topk-sort`) and on the CPU twin (`arrays-topk`); every last output equals the
+//! twin's.
 
 use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments};
-use sortlab_cpu_reference::arrays;
+use sortlab_arraysort::{TopKOptions, TopKPath};
+use sortlab_cpu_reference::{arrays, top_k};
 use sortlab_primitives::{DeviceBuffer, Gpu, Order, SortKey, SortValue};
 use sortlab_verify::seed::splitmix64;
 
@@ -24,7 +31,10 @@ use crate::backend::gen::generate;
 use crate::backend::patterns::Pattern;
 use crate::bench::row::{gbps, wrong, BenchRow};
 use crate::bench::setup::{write_rows, Run};
-use crate::bench::timing::{buffers, gpu_err, reserve_room, slot_count, time_copy, time_gpu_slots};
+use crate::bench::timing::{
+    buffers, gpu_err, reserve_room, slot_count, time_copy, time_gpu_rotating, time_gpu_slots,
+    InputSlots,
+};
 use crate::cmd::say;
 use crate::error::CliError;
 use crate::key::CliKey;
@@ -36,6 +46,14 @@ use super::point::Out;
 const LAYOUTS: [&str; 2] = ["segments-1000", "segments-varying"];
 /// The CPU twin's row.
 const CPU: &str = "arrays";
+/// The top-k's layout: rows of [`ROW_LEN`] keys.
+const ROWS: &str = "rows-32768";
+/// Keys per row of [`ROWS`].
+const ROW_LEN: u64 = 32_768;
+/// Keys kept per row.
+const TOP_K: usize = 64;
+/// The CPU twin's top-k row.
+const CPU_TOP_K: &str = "arrays-topk";
 /// Largest input the CPU twin is timed on.
 const CPU_MAX_LEN: u64 = 1 << 24;
 /// The anchor's seed of the varying lengths (`cub_anchors --seed` default).
@@ -45,9 +63,16 @@ fn algo(v: ArrayVariant) -> String {
     format!("arraysort-{}", v.name())
 }
 
+fn top_k_algo(p: TopKPath) -> String {
+    format!("arraysort-topk-{}", p.name())
+}
+
 /// The GPU rows, in the order they run.
 fn gpu_names() -> Vec<String> {
-    ArrayVariant::ALL.into_iter().map(algo).collect()
+    let sorts = ArrayVariant::ALL.into_iter().map(algo);
+    sorts
+        .chain(TopKPath::ALL.into_iter().map(top_k_algo))
+        .collect()
 }
 
 /// The offsets (arrays + 1, first 0, last `n`) of `layout` over `n` keys, as the anchor's.
@@ -57,6 +82,8 @@ fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
     while pos < n {
         let len = if layout == LAYOUTS[0] {
             1000
+        } else if layout == ROWS {
+            ROW_LEN
         } else {
             // splitmix64 is the anchors' `mix64` (patterns.cuh).
             let u = (splitmix64(LAYOUT_SEED ^ 0xAB_CDEF_u64.wrapping_add(i)) >> 11) as f64
@@ -72,7 +99,7 @@ fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
 
 /// Runs the suite over the types, patterns and sizes of `args`.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let known = [gpu_names(), vec![CPU.to_string()]].concat();
+    let known = [gpu_names(), vec![CPU.to_string(), CPU_TOP_K.to_string()]].concat();
     let ctx = Run::new(args, &known, &gpu_names())?;
     say(&format!(
         "{:<24} {:<6} {:<17} {:<5} {:<5} {:<24} {:>11} {:>10} {:>9} {:>8}",
@@ -80,7 +107,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     ));
     let mut rows = Vec::new();
     for (t, p, n) in ctx.points() {
-        for layout in LAYOUTS {
+        for layout in LAYOUTS.into_iter().chain([ROWS]) {
             with_key_type!(t, K => one::<K>(&ctx, layout, p, n, &mut rows)?);
         }
     }
@@ -109,6 +136,9 @@ fn one<K: CliKey>(
         n,
         copy_gbps: None,
     };
+    if layout == ROWS {
+        return top_k_rows(&input, &offsets, &mut out);
+    }
     if let Some(gpu) = &ctx.gpu {
         if K::SIZE == 4 {
             gpu_rows::<K, u32>(gpu, &input, &offsets, &mut out)?;
@@ -218,6 +248,96 @@ fn gpu_rows<K: CliKey, V: SortValue + TryFrom<u64> + Into<u64>>(
         check_arrays(input, &k, Some(&vv), offsets, order, &name)?;
         let vname = if V::SIZE == 4 { "u32" } else { "u64" };
         out.push::<K>(name, "gpu", "sort_arrays_pairs", Some(vname), V::SIZE, t);
+    }
+    Ok(())
+}
+
+/// The top-k rows of one point: both GPU paths (keys, and pairs with u32 index values) and
+/// the CPU twin, each last output compared with the twin's.
+fn top_k_rows<K: CliKey>(input: &[K], offsets: &[u64], out: &mut Out<'_>) -> Result<(), CliError> {
+    let ctx = out.ctx;
+    let order = ctx.order;
+    let index: Vec<u32> = (0..input.len())
+        .map(|i| (i as u64 % ROW_LEN) as u32)
+        .collect();
+    let want = top_k::top_k_pairs(input, &index, offsets, TOP_K, order)
+        .map_err(|e| wrong(CPU_TOP_K, e))?;
+    if let Some(gpu) = &ctx.gpu {
+        let n = input.len();
+        let what = format!("benchmarking the top-k of {n} {}", K::NAME);
+        let err = gpu_err(&what);
+        let reps = ctx.reps;
+        let d_in = DeviceBuffer::from_host(gpu, input).map_err(&err)?;
+        let t = time_copy(gpu, reps, &what, &d_in)?;
+        out.copy_gbps = Some(gbps(2 * n as u64 * K::SIZE as u64, t));
+        let d_index = DeviceBuffer::from_host(gpu, &index).map_err(&err)?;
+        let d_offsets = DeviceBuffer::from_host(gpu, offsets).map_err(&err)?;
+        let slots = slot_count(gpu, n * K::SIZE);
+        let keys = InputSlots::new(gpu, &d_in, slots, &what)?;
+        let values = InputSlots::new(gpu, &d_index, slots, &what)?;
+        let arrays = offsets.len() - 1;
+        let mut ok = buffers::<K>(gpu, arrays * TOP_K, slots, &what)?;
+        let mut ov = buffers::<u32>(gpu, arrays * TOP_K, slots, &what)?;
+        let segments = Segments::Offsets64(&d_offsets);
+        for path in TopKPath::ALL {
+            let name = top_k_algo(path);
+            if !ctx.algos.wants(&name) {
+                continue;
+            }
+            let opts = TopKOptions::new(TOP_K).with_order(order).with_path(path);
+            let (t, last) = time_gpu_rotating(gpu, reps, &what, slots, |s| {
+                arraysort::top_k_keys(gpu, keys.get(s), segments, &opts, &mut ok[s]).map(drop)
+            })?;
+            let got = ok[last].to_host().map_err(&err)?;
+            check_top_k(&got, None, &want, offsets, &name)?;
+            out.push::<K>(name.clone(), "gpu", "top_k", None, 0, t);
+            let (t, last) = time_gpu_rotating(gpu, reps, &what, slots, |s| {
+                let (k, v) = (&mut ok[s], &mut ov[s]);
+                arraysort::top_k_pairs(gpu, keys.get(s), values.get(s), segments, &opts, k, v)
+                    .map(drop)
+            })?;
+            let (k, v) = (
+                ok[last].to_host().map_err(&err)?,
+                ov[last].to_host().map_err(&err)?,
+            );
+            check_top_k(&k, Some(&v), &want, offsets, &name)?;
+            out.push::<K>(name, "gpu", "top_k_pairs", Some("u32"), 4, t);
+        }
+    }
+    if input.len() as u64 <= CPU_MAX_LEN && ctx.algos.wants(CPU_TOP_K) {
+        let mut work = input.to_vec();
+        let t = out.time_cpu(input, &mut work, |w| {
+            // The offsets were built valid: the twin cannot refuse them.
+            let _ = top_k::top_k(w, offsets, TOP_K, order);
+        });
+        out.push::<K>(CPU_TOP_K.into(), "cpu", "top_k", None, 0, t);
+    }
+    Ok(())
+}
+
+/// The device's slots of `TOP_K` per array (keys, and values when given) equal the twin's
+/// compacted result `want`.
+fn check_top_k<K: SortKey>(
+    keys: &[K],
+    values: Option<&[u32]>,
+    want: &top_k::TopK<K, u32>,
+    offsets: &[u64],
+    what: &str,
+) -> Result<(), CliError> {
+    for a in 0..offsets.len() - 1 {
+        let (s, e) = (want.offsets[a] as usize, want.offsets[a + 1] as usize);
+        let slot = a * TOP_K..a * TOP_K + (e - s);
+        let same_keys = keys[slot.clone()]
+            .iter()
+            .zip(&want.keys[s..e])
+            .all(|(x, y)| x.to_ordered_bits() == y.to_ordered_bits());
+        let same_values = values.is_none_or(|v| v[slot] == want.values[s..e]);
+        if !same_keys || !same_values {
+            return Err(wrong(
+                what,
+                format!("row {a} differs from the CPU twin's top {TOP_K}"),
+            ));
+        }
     }
     Ok(())
 }
