@@ -106,7 +106,8 @@ mod options;
 mod policy;
 mod run;
 mod segments;
-mod top_k;
+pub mod stream;
+pub mod top_k;
 
 pub use kernels::{module_configs, SOURCE};
 pub use options::{ArrayOptions, ArrayVariant};

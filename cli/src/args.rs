@@ -118,12 +118,13 @@ pub struct SortArgs {
     pub gpus: Option<u32>,
     /// The device memory the sort may use, in bytes (suffixes K, M, G, T: powers of 1024).
     /// Keys larger than that are streamed through the GPU in chunks (gpu-sorts' streamed radix
-    /// sort); smaller ones are sorted in one piece.
+    /// sort; with --offsets or --array-len, arraysort's jobs of whole arrays); smaller ones are
+    /// sorted in one piece.
     #[arg(
         long,
         value_name = "BYTES",
         value_parser = parse_bytes,
-        conflicts_with_all = ["offsets", "array_len"]
+        conflicts_with = "top_k"
     )]
     pub device_memory: Option<u64>,
 }

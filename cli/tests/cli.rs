@@ -820,6 +820,57 @@ fn gpus_and_device_memory_are_checked_before_anything_is_sorted() {
 }
 
 #[test]
+fn arrays_stream_with_device_memory_or_fall_back_to_the_cpu() {
+    let d = Dir::new();
+    let (i, o) = (d.path("in"), d.path("out"));
+    fs::write(&i, u32_bytes(&[5, 1, 4, 2, 9, 9, 0, 7])).unwrap();
+    let (i, o) = (path_str(&i), path_str(&o));
+    let r = sortlab(&[
+        "sort",
+        "--array-len",
+        "4",
+        "--device-memory",
+        "8M",
+        i,
+        "-o",
+        o,
+    ]);
+    assert_code(&r, 0);
+    assert_eq!(fs::read(o).unwrap(), u32_bytes(&[1, 2, 4, 5, 0, 7, 9, 9]));
+    let err = stderr(&r);
+    assert!(err.contains("sorted 2 arrays"), "{err}");
+    fs::remove_file(o).unwrap();
+    // A GPU option: refused with --engine cpu; no top-k through a budget.
+    let r = sortlab(&[
+        "sort",
+        "--engine",
+        "cpu",
+        "--array-len",
+        "4",
+        "--device-memory",
+        "8M",
+        i,
+        "-o",
+        o,
+    ]);
+    assert_error(&r, &["GPU options"]);
+    let r = sortlab(&[
+        "sort",
+        "--array-len",
+        "4",
+        "--top-k",
+        "2",
+        "--device-memory",
+        "8M",
+        i,
+        "-o",
+        o,
+    ]);
+    assert_code(&r, 2);
+    assert!(!Path::new(o).exists());
+}
+
+#[test]
 fn gpus_and_device_memory_sort_where_a_gpu_opens_or_fall_back_to_the_cpu() {
     let d = Dir::new();
     let (i, o) = (d.path("in"), d.path("out"));

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sortlab_arraysort::stream::{self, StreamArraysOptions};
 use sortlab_arraysort::{self as arraysort, ArrayOptions, ArrayVariant, Segments, TopKOptions};
 use sortlab_cpu_reference::arrays;
 use sortlab_cpu_reference::top_k::{self, TopK};
@@ -57,12 +58,14 @@ impl ArraysArg {
 
 /// Sorts every array of `keys` (cut by the checked `offsets`) in `order` on `engine`: the rayon
 /// twin on the CPU, [`ArrayVariant::Fast`] on the GPU (upload, sort, download; `keys`
-/// unchanged if the GPU fails).
+/// unchanged if the GPU fails), or with a device-memory `budget` streamed through the GPU in
+/// jobs of whole arrays (`arraysort::stream`).
 pub fn sort_arrays_on<K: CliKey>(
     engine: &Engine,
     keys: &mut [K],
     offsets: &[u64],
     order: Order,
+    budget: Option<u64>,
 ) -> Result<(), CliError> {
     let bad = |e: sortlab_cpu_reference::Error| CliError::BadArrays {
         what: "the arrays".into(),
@@ -75,6 +78,14 @@ pub fn sort_arrays_on<K: CliKey>(
                 what: "sorting arrays on the GPU".into(),
                 source,
             };
+            if let Some(b) = budget {
+                let opts = StreamArraysOptions::default()
+                    .with_order(order)
+                    .with_device_budget(Some(usize::try_from(b).unwrap_or(usize::MAX)));
+                return stream::sort_keys_streamed(gpu, keys, offsets, &opts)
+                    .map(drop)
+                    .map_err(gpu_err);
+            }
             let d_offsets = DeviceBuffer::from_host(gpu, offsets).map_err(gpu_err)?;
             let opts = ArrayOptions::default()
                 .with_order(order)
@@ -128,7 +139,7 @@ mod tests {
     #[test]
     fn cpu_engine_sorts_each_array() {
         let mut keys = [3u32, 1, 2, 9, 8];
-        sort_arrays_on(&Engine::Cpu, &mut keys, &[0, 3, 5], Order::Ascending).unwrap();
+        sort_arrays_on(&Engine::Cpu, &mut keys, &[0, 3, 5], Order::Ascending, None).unwrap();
         assert_eq!(keys, [1, 2, 3, 8, 9]);
     }
 }

@@ -35,10 +35,9 @@ pub fn check_algo(algo: Option<&str>) -> Result<(), CliError> {
     }
 }
 
-/// Reads `args.input`, sorts it across `--gpus` GPUs or streamed through `--device-memory`
-/// bytes, writes `args.output` (atomically) and reports what ran on stderr.
-pub fn sort<K: CliKey>(args: &SortArgs) -> Result<(), CliError> {
-    if args.engine == EngineChoice::Cpu {
+/// Fails for `--engine cpu`: `--gpus` and `--device-memory` are GPU options.
+pub fn refuse_cpu(engine: EngineChoice) -> Result<(), CliError> {
+    if engine == EngineChoice::Cpu {
         return Err(CliError::Usage(
             "--gpus and --device-memory are GPU options: the CPU engine sorts in host memory \
              (sorting a file larger than host memory is not supported); leave them out with \
@@ -46,6 +45,13 @@ pub fn sort<K: CliKey>(args: &SortArgs) -> Result<(), CliError> {
                 .into(),
         ));
     }
+    Ok(())
+}
+
+/// Reads `args.input`, sorts it across `--gpus` GPUs or streamed through `--device-memory`
+/// bytes, writes `args.output` (atomically) and reports what ran on stderr.
+pub fn sort<K: CliKey>(args: &SortArgs) -> Result<(), CliError> {
+    refuse_cpu(args.engine)?;
     let (engine, fallback) = pick_engine(args.engine, None)?;
     let mut keys = read_keys::<K>(&args.input)?;
     let bytes = (keys.len() * K::SIZE) as u64;

@@ -38,9 +38,12 @@ pub fn run(args: &SortArgs) -> Result<(), CliError> {
 fn sort_arrays_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg) -> Result<(), CliError> {
     let mut keys = read_keys::<K>(&args.input)?;
     let offsets = arrays.offsets(keys.len())?;
+    if args.device_memory.is_some() {
+        scaled::refuse_cpu(args.engine)?;
+    }
     let (engine, fallback) = pick_engine(args.engine, None)?;
     let start = Instant::now();
-    sort_arrays_on(&engine, &mut keys, &offsets, args.order)?;
+    sort_arrays_on(&engine, &mut keys, &offsets, args.order, args.device_memory)?;
     let elapsed = start.elapsed();
     write_keys(&args.output, &keys)?;
     if let Some(why) = fallback {

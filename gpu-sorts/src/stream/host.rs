@@ -9,8 +9,16 @@ use rayon::prelude::*;
 /// so that a staging piece of 4 MiB of keys spreads over 16 to 32 tasks.
 const PIECE: usize = 1 << 15;
 
-/// Copies `src` into `dst` (same length) in parallel.
-pub(crate) fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+/// Copies `src` into `dst` (same length) in parallel on rayon's pool, in pieces of 32 Ki
+/// elements: the host side of a streamed pass's fills and drains.
+///
+/// ```
+/// let src: Vec<u32> = (0..100_000).collect();
+/// let mut dst = vec![0u32; 100_000];
+/// sortlab_gpu_sorts::stream::par_copy(&mut dst, &src);
+/// assert_eq!(dst, src);
+/// ```
+pub fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
     debug_assert_eq!(dst.len(), src.len());
     dst.par_chunks_mut(PIECE)
         .zip(src.par_chunks(PIECE))

@@ -60,6 +60,13 @@
 //! first touch of the host temporary, against a target of 60%; the table and what bounds it
 //! are in `README.md` beside this module.
 //!
+//! # Lanes for other passes
+//! The engine under both passes is public: a [`Lane`] (a forked stream, a chunk's device
+//! buffers, double-buffered pinned staging) runs any [`DeviceStep`], and [`run_pass`] drives
+//! jobs through several lanes with caller-supplied [`Fill`] and [`Drain`] (arraysort streams
+//! whole arrays through it). [`usable_device_memory`] and [`par_copy`] are the budget and the
+//! host copies the passes use.
+//!
 //! # Example
 //! ```no_run
 //! use sortlab_gpu_sorts::stream::{self, StreamOptions, StreamPhase};
@@ -87,8 +94,13 @@ mod pipeline;
 mod plan;
 mod select;
 
+pub use host::par_copy;
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport, StreamTimes};
-pub use plan::{budget_for_chunk, chunk_keys, min_device_budget, whole_keys, MIN_CHUNK_KEYS};
+pub use pipeline::{run_pass, DeviceStep, Drain, Fill, Lane, Transport, PIECE_BYTES};
+pub use plan::{
+    budget_for_chunk, chunk_keys, min_device_budget, usable_device_memory, whole_keys, LANES,
+    MIN_CHUNK_KEYS,
+};
 
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -96,7 +108,7 @@ use std::time::Instant;
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
 use crate::radix::{self, RadixOptions};
-use pipeline::{job_bytes, run_pass, Lane, Transport};
+use pipeline::{job_bytes, RadixStep};
 
 /// Sorts `keys` in host memory through the device, within the device budget of `opts`.
 ///
@@ -217,7 +229,11 @@ fn sort_impl<K: SortKey, V: SortValue>(
     let with_values = values.is_some();
     let start = Instant::now();
     let mut lanes = (0..plan::LANES.min(n.div_ceil(chunk)))
-        .map(|_| Lane::<K, V>::new(gpu, chunk, with_values, order))
+        .map(|_| {
+            Lane::<K, V, RadixStep>::new(gpu, chunk, with_values, |g| {
+                RadixStep::new::<K>(g, chunk, with_values, V::SIZE, order)
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     let lanes_made = start.elapsed();
     let mut report = streamed(&mut lanes, keys, values, chunk, order, progress)?;
@@ -256,7 +272,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
 
     let (mut to_device, mut to_host) = (0u64, 0u64);
     for &len in &lens {
-        let (up, down) = job_bytes(len, chunk, K::SIZE, value_size);
+        let (up, down) = job_bytes(len, chunk, K::SIZE, value_size, true);
         to_device += up;
         to_host += down;
     }
@@ -281,16 +297,18 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     {
         let input_keys: &[K] = keys;
         let input_values: Option<&[V]> = values.as_deref();
-        let fill = |j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
-            if k.is_empty() {
-                return; // padding only
-            }
-            let at = j * chunk + off;
-            host::par_copy(k, &input_keys[at..at + k.len()]);
-            if let (Some(v), Some(src)) = (v, input_values) {
-                host::par_copy(v, &src[at..at + v.len()]);
-            }
-        };
+        type RunOut<'a, K, V> = Out<'a, MaybeUninit<K>, MaybeUninit<V>>;
+        let fill =
+            |_: &RunOut<'_, K, V>, j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+                if k.is_empty() {
+                    return; // padding only
+                }
+                let at = j * chunk + off;
+                host::par_copy(k, &input_keys[at..at + k.len()]);
+                if let (Some(v), Some(src)) = (v, input_values) {
+                    host::par_copy(v, &src[at..at + v.len()]);
+                }
+            };
         let value_out = &mut temp_values.spare_capacity_mut()[..if with_values { n } else { 0 }];
         let outs: Vec<Out<'_, MaybeUninit<K>, MaybeUninit<V>>> = temp_keys.spare_capacity_mut()
             [..n]
@@ -307,7 +325,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
             }
         };
         let done = |bytes| report(StreamPhase::Runs, bytes);
-        run_pass(lanes, &lens, outs, order, &fill, &drain, &done)?;
+        pipeline::run_pass(lanes, &lens, outs, &fill, &drain, &done)?;
     }
     // SAFETY: pass 1 succeeded, so every job was drained in full, and jobs `j * chunk ..
     // + lens[j]` cover `0..n`: every element of the temporaries (of the values, when there are
@@ -341,20 +359,21 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     report(StreamPhase::Merge, 0);
     {
         let value_runs: Vec<&[V]> = temp_values.chunks(chunk).collect();
-        let fill = |b: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
-            if k.is_empty() {
-                return; // padding only
-            }
-            let (lo, hi) = (&bounds[b], &bounds[b + 1]);
-            let slices: Vec<&[K]> = (0..runs.len()).map(|j| &runs[j][lo[j]..hi[j]]).collect();
-            host::par_gather(k, &host::sub_slices(&slices, off, k.len()));
-            if let Some(v) = v {
-                let slices: Vec<&[V]> = (0..runs.len())
-                    .map(|j| &value_runs[j][lo[j]..hi[j]])
-                    .collect();
-                host::par_gather(v, &host::sub_slices(&slices, off, v.len()));
-            }
-        };
+        let fill =
+            |_: &(&mut [K], &mut [V]), b: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+                if k.is_empty() {
+                    return; // padding only
+                }
+                let (lo, hi) = (&bounds[b], &bounds[b + 1]);
+                let slices: Vec<&[K]> = (0..runs.len()).map(|j| &runs[j][lo[j]..hi[j]]).collect();
+                host::par_gather(k, &host::sub_slices(&slices, off, k.len()));
+                if let Some(v) = v {
+                    let slices: Vec<&[V]> = (0..runs.len())
+                        .map(|j| &value_runs[j][lo[j]..hi[j]])
+                        .collect();
+                    host::par_gather(v, &host::sub_slices(&slices, off, v.len()));
+                }
+            };
         let value_out: &mut [V] = match values {
             Some(v) => v,
             None => &mut [],
@@ -370,7 +389,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
             }
         };
         let done = |bytes| report(StreamPhase::Merge, bytes);
-        run_pass(lanes, &lens, outs, order, &fill, &drain, &done)?;
+        pipeline::run_pass(lanes, &lens, outs, &fill, &drain, &done)?;
     }
     times.merge = lap();
     Ok(StreamReport {
@@ -459,6 +478,7 @@ mod tests {
         chunk: usize,
         piece: usize,
         with_values: bool,
+        order: Order,
     }
 
     impl<K: SortKey> Transport<K, u32> for HostLane {
@@ -467,11 +487,11 @@ mod tests {
             job: usize,
             len: usize,
             out: &mut O,
-            order: Order,
-            fill: &Fill<'_, K, u32>,
+            fill: &Fill<'_, O, K, u32>,
             drain: &Drain<'_, O, K, u32>,
             _abort: &AtomicBool,
         ) -> Result<u64> {
+            let order = self.order;
             assert!(len <= self.chunk && len > 0);
             let up = if len < self.chunk { self.chunk } else { len };
             let mut keys: Vec<K> = Vec::new();
@@ -481,7 +501,7 @@ mod tests {
             for (s, e) in pieces(0, up, self.piece) {
                 let real = e.min(len).saturating_sub(s);
                 let v = self.with_values.then_some(&mut stage_v[..real]);
-                fill(job, s, &mut stage_k[..real], v);
+                fill(out, job, s, &mut stage_k[..real], v);
                 stage_k[real..e - s].fill(pad_key::<K>(order));
                 keys.extend_from_slice(&stage_k[..e - s]);
                 values.extend_from_slice(&stage_v[..real]);
@@ -497,7 +517,7 @@ mod tests {
                 drain(out, s, &keys[s..e], v);
             }
             let value = if self.with_values { 4 } else { 0 };
-            let (a, b) = pipeline::job_bytes(len, self.chunk, K::SIZE, value);
+            let (a, b) = pipeline::job_bytes(len, self.chunk, K::SIZE, value, true);
             Ok(a + b)
         }
     }
@@ -520,6 +540,7 @@ mod tests {
                     chunk,
                     piece,
                     with_values,
+                    order,
                 })
                 .collect();
             let mut keys = input.to_vec();

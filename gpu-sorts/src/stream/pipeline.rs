@@ -1,6 +1,12 @@
-//! The lanes of a streamed pass: each a stream of its own, driven by a host thread of its own,
-//! with a chunk's device buffers and radix scratch and two small pinned staging buffers; and
-//! the pass that runs jobs through them.
+//! Lanes: the engine of a streamed pass. Each lane is a stream of its own, driven by a host
+//! thread of its own, with a chunk's device buffers, two small pinned staging buffers and a
+//! device step (the radix sort here; other crates bring their own, e.g. arraysort's segmented
+//! sort of whole arrays); [`run_pass`] runs jobs through them.
+//!
+//! A job is at most a chunk of elements: its input goes up in pieces through the staging
+//! buffers (the host fills one piece while the link copies the other), the step runs on the
+//! device, and the output comes back the same way. Lanes overlap: while one lane's host thread
+//! copies, the others' copies in both directions and steps run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -16,16 +22,85 @@ use crate::radix::{self, RadixOptions};
 /// keys beside them: the host fills one piece while the link copies the other. Three lanes of
 /// two pieces page-lock 24 MiB of keys whatever the budget (page-locking costs far more per
 /// byte than copying, so staging must not grow with the chunk). Untuned (README.md).
-pub(crate) const PIECE_BYTES: usize = 4 << 20;
+pub const PIECE_BYTES: usize = 4 << 20;
 
-/// Writes the elements `offset .. offset + keys.len()` of job `j`'s input (keys, and values
-/// when there are values) into staging; called only for pieces with input (not for pieces of
-/// padding alone).
-pub(crate) type Fill<'a, K, V> = dyn Fn(usize, usize, &mut [K], Option<&mut [V]>) + Sync + 'a;
+/// `fill(out, job, offset, keys, values)` writes the elements `offset .. offset + keys.len()`
+/// of job `job`'s input (keys, and values when there are values) into staging; `out` is the
+/// job's output (an in-place pass reads its input there). Called only for pieces with input
+/// (not for pieces of padding alone).
+pub type Fill<'a, O, K, V> = dyn Fn(&O, usize, usize, &mut [K], Option<&mut [V]>) + Sync + 'a;
 
-/// Receives the elements `offset .. offset + keys.len()` of a job's sorted output, with the
-/// job's output `O`.
-pub(crate) type Drain<'a, O, K, V> = dyn Fn(&mut O, usize, &[K], Option<&[V]>) + Sync + 'a;
+/// `drain(out, offset, keys, values)` receives the elements `offset .. offset + keys.len()` of
+/// a job's output, with the job's output `out`.
+pub type Drain<'a, O, K, V> = dyn Fn(&mut O, usize, &[K], Option<&[V]>) + Sync + 'a;
+
+/// What a lane does on the device to a job between its copy up and its copy down.
+pub trait DeviceStep<K: SortKey, V: SortValue>: Send {
+    /// Runs on job `job`'s `len` elements at the start of `keys` (and `values`), on the lane's
+    /// stream `gpu`, leaving the job's output in their first `len` elements.
+    fn run(
+        &mut self,
+        gpu: &Gpu,
+        job: usize,
+        len: usize,
+        keys: &mut DeviceBuffer<K>,
+        values: Option<&mut DeviceBuffer<V>>,
+    ) -> Result<()>;
+
+    /// The key a short job is padded with up to the chunk, for a step that works on the whole
+    /// buffer (a sort: padding that sorts after every key leaves the job's keys first);
+    /// `None` for a step that reads only the job's elements.
+    fn padding(&self) -> Option<K>;
+}
+
+/// The streamed sort's step: a stable radix sort of the whole chunk (short jobs padded with
+/// keys that sort last), with its scratch.
+pub(crate) struct RadixStep {
+    scratch: DeviceBuffer<u8>,
+    order: Order,
+    with_values: bool,
+}
+
+impl RadixStep {
+    /// The step for chunks of `chunk` keys `K`, on `gpu` (the lane's stream).
+    pub(crate) fn new<K: SortKey>(
+        gpu: &Gpu,
+        chunk: usize,
+        with_values: bool,
+        value_size: usize,
+        order: Order,
+    ) -> Result<Self> {
+        let bytes = plan::scratch::<K>(chunk, if with_values { value_size } else { 0 }, order);
+        Ok(RadixStep {
+            scratch: DeviceBuffer::alloc(gpu, bytes)?,
+            order,
+            with_values,
+        })
+    }
+}
+
+impl<K: SortKey, V: SortValue> DeviceStep<K, V> for RadixStep {
+    fn run(
+        &mut self,
+        gpu: &Gpu,
+        _job: usize,
+        _len: usize,
+        keys: &mut DeviceBuffer<K>,
+        values: Option<&mut DeviceBuffer<V>>,
+    ) -> Result<()> {
+        let opts = RadixOptions::default().with_order(self.order);
+        match values {
+            Some(v) if self.with_values => {
+                radix::sort_pairs_with_scratch(gpu, keys, v, &opts, &mut self.scratch)
+            }
+            _ => radix::sort_keys_with_scratch(gpu, keys, &opts, &mut self.scratch),
+        }
+    }
+
+    fn padding(&self) -> Option<K> {
+        Some(pad_key::<K>(self.order))
+    }
+}
 
 /// Two staging buffers: while the device copies one, the host fills or drains the other.
 struct Staging<T: sortlab_primitives::DeviceCopy> {
@@ -43,22 +118,28 @@ impl<T: sortlab_primitives::DeviceCopy> Staging<T> {
     }
 }
 
-/// One lane: a forked stream, a chunk's keys (and values) on the device, the radix scratch
-/// of a chunk, and the staging pieces.
-pub(crate) struct Lane<K: SortKey, V: SortValue> {
+/// One lane: a forked stream, a chunk's keys (and values) on the device, the staging pieces
+/// and the device step `S`.
+pub struct Lane<K: SortKey, V: SortValue, S: DeviceStep<K, V>> {
     gpu: Gpu,
     keys: DeviceBuffer<K>,
     values: Option<DeviceBuffer<V>>,
-    scratch: DeviceBuffer<u8>,
+    step: S,
     staged_keys: Staging<K>,
     staged_values: Option<Staging<V>>,
     piece: usize,
 }
 
-/// Bytes of a job of `len` elements in a lane of `chunk`: to the device (a short job sends
-/// padding keys up to the chunk) and back.
-pub(crate) fn job_bytes(len: usize, chunk: usize, key: usize, value: usize) -> (u64, u64) {
-    let up = if len < chunk { chunk } else { len };
+/// Bytes of a job of `len` elements in a lane of `chunk`: to the device (a short job of a
+/// padded step sends padding keys up to the chunk) and back.
+pub(crate) fn job_bytes(
+    len: usize,
+    chunk: usize,
+    key: usize,
+    value: usize,
+    padded: bool,
+) -> (u64, u64) {
+    let up = if padded && len < chunk { chunk } else { len };
     let to_device = (up * key + len * value) as u64;
     let to_host = (len * (key + value)) as u64;
     (to_device, to_host)
@@ -80,20 +161,18 @@ pub(crate) fn pieces(
         .map(move |s| (s, (s + piece).min(end)))
 }
 
-/// What a pass needs of a lane: one job run through it. [`Lane`] runs it on the device; the
-/// unit tests run the passes' host logic through a host model of a lane.
-pub(crate) trait Transport<K: SortKey, V: SortValue>: Send {
-    /// Runs job `job` of `len` elements (at most the lane's chunk): its input from `fill`,
-    /// sorted stably in `order`, its output to `drain` with `out`. Returns the job's link
+/// What a pass needs of a lane: one job run through it. [`Lane`] runs it on the device; unit
+/// tests run a pass's host logic through host models of a lane.
+pub trait Transport<K: SortKey, V: SortValue>: Send {
+    /// Runs job `job` of `len` elements (at most the lane's chunk): its input from `fill`, the
+    /// lane's step on the device, its output to `drain` with `out`. Returns the job's link
     /// bytes; returns early (with `Ok`) once `abort` is set.
-    #[allow(clippy::too_many_arguments)]
     fn run_job<O>(
         &mut self,
         job: usize,
         len: usize,
         out: &mut O,
-        order: Order,
-        fill: &Fill<'_, K, V>,
+        fill: &Fill<'_, O, K, V>,
         drain: &Drain<'_, O, K, V>,
         abort: &AtomicBool,
     ) -> Result<u64>;
@@ -108,49 +187,65 @@ pub(crate) fn pad_key<K: SortKey>(order: Order) -> K {
     }
 }
 
-impl<K: SortKey, V: SortValue> Lane<K, V> {
+impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     /// A lane on a new stream of `gpu` for chunks of `chunk` keys (with values when
-    /// `with_values`): every device and pinned allocation of the lane, made now.
-    pub(crate) fn new(gpu: &Gpu, chunk: usize, with_values: bool, order: Order) -> Result<Self> {
+    /// `with_values`), its step made by `step` on the lane's stream: every device and pinned
+    /// allocation of the lane, made now.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] or [`Error::HostOutOfMemory`] (the pinned staging), or the
+    /// step's own error.
+    pub fn new(
+        gpu: &Gpu,
+        chunk: usize,
+        with_values: bool,
+        step: impl FnOnce(&Gpu) -> Result<S>,
+    ) -> Result<Self> {
         let gpu = gpu.fork_stream()?;
-        let value_size = if with_values { V::SIZE } else { 0 };
-        let scratch = plan::scratch::<K>(chunk, value_size, order);
         let piece = piece_len::<K>(chunk);
         Ok(Lane {
             keys: DeviceBuffer::alloc(&gpu, chunk)?,
             values: with_values
                 .then(|| DeviceBuffer::alloc(&gpu, chunk))
                 .transpose()?,
-            scratch: DeviceBuffer::alloc(&gpu, scratch)?,
+            step: step(&gpu)?,
             staged_keys: Staging::new(&gpu, piece)?,
             staged_values: with_values.then(|| Staging::new(&gpu, piece)).transpose()?,
             piece,
             gpu,
         })
     }
+
+    /// Elements of a job at most: the chunk.
+    pub fn chunk(&self) -> usize {
+        self.keys.len()
+    }
 }
 
-impl<K: SortKey, V: SortValue> Transport<K, V> for Lane<K, V> {
+impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, V, S> {
     /// Runs job `job` of `len` elements: its input in pieces through the staging buffers to
     /// the device (each piece filled while the one before is copied), padded to the chunk when
-    /// short; the sort; its output in pieces back (each piece drained while the next is
-    /// copied). Returns the job's link bytes.
+    /// short and the step pads; the step; its output in pieces back (each piece drained while
+    /// the next is copied). Returns the job's link bytes.
     fn run_job<O>(
         &mut self,
         job: usize,
         len: usize,
         out: &mut O,
-        order: Order,
-        fill: &Fill<'_, K, V>,
+        fill: &Fill<'_, O, K, V>,
         drain: &Drain<'_, O, K, V>,
         abort: &AtomicBool,
     ) -> Result<u64> {
         let chunk = self.keys.len();
         let piece = self.piece;
-        // A short job fills the chunk with keys that sort after every key (stably after equal
-        // ones: they come later), so the chunk's first `len` keys come back sorted.
-        let pad = pad_key::<K>(order);
-        let up = if len < chunk { chunk } else { len };
+        // A short job of a padded step fills the chunk with the step's padding (keys that sort
+        // after every key, stably after equal ones: they come later), so the chunk's first
+        // `len` keys come back sorted.
+        let pad = self.step.padding();
+        let up = match pad {
+            Some(_) if len < chunk => chunk,
+            _ => len,
+        };
         for (i, (s, e)) in pieces(0, up, piece).enumerate() {
             if abort.load(Ordering::Relaxed) {
                 return Ok(0);
@@ -165,9 +260,11 @@ impl<K: SortKey, V: SortValue> Transport<K, V> for Lane<K, V> {
                     None => None,
                 };
                 if real > 0 {
-                    fill(job, s, &mut keys[..real], values);
+                    fill(out, job, s, &mut keys[..real], values);
                 }
-                keys[real..].fill(pad);
+                if let Some(p) = pad {
+                    keys[real..].fill(p);
+                }
             }
             self.keys
                 .copy_from_pinned_async(s, &self.staged_keys.halves[h], 0..e - s)?;
@@ -175,19 +272,8 @@ impl<K: SortKey, V: SortValue> Transport<K, V> for Lane<K, V> {
                 d.copy_from_pinned_async(s, &st.halves[h], 0..real)?;
             }
         }
-        let opts = RadixOptions::default().with_order(order);
-        match &mut self.values {
-            Some(v) => radix::sort_pairs_with_scratch(
-                &self.gpu,
-                &mut self.keys,
-                v,
-                &opts,
-                &mut self.scratch,
-            )?,
-            None => {
-                radix::sort_keys_with_scratch(&self.gpu, &mut self.keys, &opts, &mut self.scratch)?
-            }
-        }
+        self.step
+            .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
         let down: Vec<(usize, usize)> = pieces(0, len, piece).collect();
         let queue = |lane: &mut Self, i: usize| -> Result<()> {
             let (s, e) = down[i];
@@ -219,25 +305,27 @@ impl<K: SortKey, V: SortValue> Transport<K, V> for Lane<K, V> {
             drain(out, s, keys, values);
         }
         let value = if self.values.is_some() { V::SIZE } else { 0 };
-        let (to_device, to_host) = job_bytes(len, chunk, K::SIZE, value);
+        let (to_device, to_host) = job_bytes(len, chunk, K::SIZE, value, pad.is_some());
         Ok(to_device + to_host)
     }
 }
 
 /// Runs jobs `0..outs.len()` (job `j` of `lens[j]` elements, at most a lane's chunk, its
 /// output `outs[j]`) through `lanes`, job `j` on lane `j % lanes`, each lane driven by a host
-/// thread of its own: `fill` writes a job's input into staging, the lane sorts it on the
-/// device, and `drain` receives it sorted. `done` gets each finished job's link bytes.
+/// thread of its own: `fill` writes a job's input into staging, the lane's step runs on the
+/// device, and `drain` receives the output. `done` gets each finished job's link bytes.
 ///
-/// Each lane's steps are serial (fill and copy up, sort, copy down and drain), but the lanes
+/// Each lane's steps are serial (fill and copy up, step, copy down and drain), but the lanes
 /// run side by side: while one lane's host thread copies, the others' copies in both
-/// directions and sorts run. The host copies of all lanes share rayon's pool.
-pub(crate) fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
+/// directions and steps run. The host copies of all lanes share rayon's pool.
+///
+/// # Errors
+/// The first error of any lane; the other lanes stop at their next piece.
+pub fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
     lanes: &mut [L],
     lens: &[usize],
     outs: Vec<O>,
-    order: Order,
-    fill: &Fill<'_, K, V>,
+    fill: &Fill<'_, O, K, V>,
     drain: &Drain<'_, O, K, V>,
     done: &(dyn Fn(u64) + Sync),
 ) -> Result<()> {
@@ -256,7 +344,7 @@ pub(crate) fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
                     if abort.load(Ordering::Relaxed) {
                         return;
                     }
-                    match lane.run_job(job, len, &mut out, order, fill, drain, abort) {
+                    match lane.run_job(job, len, &mut out, fill, drain, abort) {
                         Ok(bytes) => done(bytes),
                         Err(e) => {
                             abort.store(true, Ordering::Relaxed);

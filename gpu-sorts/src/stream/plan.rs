@@ -11,7 +11,7 @@ use crate::radix::{self, RadixOptions};
 /// two keep the link busy in both directions and the sort running. Two lanes leave the link
 /// idle whenever both threads copy on the host; four would shrink the chunks (each lane holds
 /// a chunk and its scratch) for little more overlap. Untuned (README.md).
-pub(crate) const LANES: usize = 3;
+pub const LANES: usize = 3;
 
 /// The smallest chunk: one radix tile (the one-block sort of 4096 keys). Below it chunks are
 /// dominated by fixed costs, and the runs (n / chunk) make the selection quadratic.
@@ -150,19 +150,29 @@ pub(crate) fn budget<K: SortKey>(
         ))),
         Some(b) => Ok(b),
         None => {
-            let (free, _) = gpu.memory_info()?;
-            let (held, used) = gpu.pool_memory()?;
-            let free = free.saturating_add(held.saturating_sub(used));
-            let b = free.saturating_sub(MARGIN_FIXED + free / 16);
+            let b = usable_device_memory(gpu)?;
             if b < min {
                 return Err(Error::OutOfMemory {
                     requested: min + MARGIN_FIXED,
-                    free,
+                    free: b,
                 });
             }
             Ok(b)
         }
     }
+}
+
+/// The device memory a streamed pass may take when the caller sets no budget: the device's
+/// free memory (with the bytes the stream-ordered pool holds unused) less a margin of 256 MiB
+/// and 1/16 of it (other processes, the driver's own allocations, pool granularity).
+///
+/// # Errors
+/// The driver's, reading the free memory.
+pub fn usable_device_memory(gpu: &Gpu) -> Result<usize> {
+    let (free, _) = gpu.memory_info()?;
+    let (held, used) = gpu.pool_memory()?;
+    let free = free.saturating_add(held.saturating_sub(used));
+    Ok(free.saturating_sub(MARGIN_FIXED + free / 16))
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@
 //!   and downloads included (the issue's RMG-sort comparison).
 //! - `copy-h2d` and `copy-d2h` (op `copy`): pinned copies of the keys' bytes over the host link
 //!   of GPU 0, the rates that bound a streamed sort; `stream-4x` and `stream-16x` (op `host`):
-//!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes.
+//!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes;
+//!   `arrays-stream-4x` (op `host`): the keys as arrays of 1000, each sorted on its own by
+//!   `arraysort::stream` (jobs of whole arrays, two crossings) under a quarter of their bytes.
 //!
 //! Every call is timed by the wall clock around the call with every GPU synchronised (work on
 //! several GPUs has no one stream to put events on), the median of `--reps` after three
@@ -21,7 +23,8 @@
 //! multi-GPU time, and each streamed row against the bound its crossings of the host link put
 //! on it at the measured copy rates.
 
-use sortlab_cpu_reference::check;
+use sortlab_arraysort as arraysort;
+use sortlab_cpu_reference::{arrays, check};
 use sortlab_gpu_sorts::multi::{self, MultiOptions};
 use sortlab_gpu_sorts::radix::{self, RadixOptions};
 use sortlab_gpu_sorts::stream::{self, StreamOptions};
@@ -39,6 +42,10 @@ use crate::with_key_type;
 
 /// Budgets of the streamed rows, as fractions of the keys' bytes: the issue's 4x and 16x.
 const STREAM_RATIOS: [u64; 2] = [4, 16];
+/// The streamed arrays' row: arrays of this many keys.
+const ARRAY_LEN: usize = 1000;
+/// The streamed arrays' row's name; its budget is a quarter of the keys' bytes.
+const ARRAYS_STREAM: &str = "arrays-stream-4x";
 
 /// The GPU counts of the multi-GPU rows on a host with `present` GPUs: powers of two from 2,
 /// and `present` itself.
@@ -62,6 +69,7 @@ fn names(present: usize) -> Vec<String> {
     }
     v.extend(["copy-h2d".to_string(), "copy-d2h".to_string()]);
     v.extend(STREAM_RATIOS.map(|r| format!("stream-{r}x")));
+    v.push(ARRAYS_STREAM.to_string());
     v
 }
 
@@ -341,6 +349,7 @@ impl Point<'_> {
             || STREAM_RATIOS
                 .iter()
                 .any(|r| self.wants(&format!("stream-{r}x")))
+            || self.wants(ARRAYS_STREAM)
         {
             let what = "benchmarking pinned copies";
             let err = gpu_err(what);
@@ -409,6 +418,72 @@ impl Point<'_> {
                     ms(r.times.merge)
                 ));
             }
+        }
+        if self.wants(ARRAYS_STREAM) {
+            self.arrays_stream(&gpu, input, rates)?;
+        }
+        Ok(())
+    }
+
+    /// The `arrays-stream-4x` row: arrays of [`ARRAY_LEN`] keys streamed through a quarter of
+    /// their bytes, against the bound of one crossing each way at the measured copy rates.
+    fn arrays_stream<K: CliKey>(
+        &mut self,
+        gpu: &Gpu,
+        input: &[K],
+        rates: [Option<f64>; 2],
+    ) -> Result<(), CliError> {
+        let bytes = (input.len() * K::SIZE) as u64;
+        let budget = (bytes / 4) as usize;
+        let min = arraysort::stream::min_stream_budget::<K>(0);
+        if budget < min {
+            self.summary.push(format!(
+                "{ARRAYS_STREAM}: skipped: a budget of {budget} bytes is below the minimum of \
+                 {min}; use larger --sizes"
+            ));
+            return Ok(());
+        }
+        let what = format!("benchmarking {ARRAYS_STREAM}");
+        let offsets: Vec<u64> = (0..input.len().div_ceil(ARRAY_LEN))
+            .map(|a| (a * ARRAY_LEN) as u64)
+            .chain([input.len() as u64])
+            .collect();
+        let opts = arraysort::stream::StreamArraysOptions::default()
+            .with_order(self.ctx.order)
+            .with_device_budget(Some(budget));
+        let mut report = None;
+        let (t, work) = time_host(
+            self.ctx.reps,
+            input,
+            |w| {
+                report = Some(arraysort::stream::sort_keys_streamed(
+                    gpu, w, &offsets, &opts,
+                )?);
+                Ok(())
+            },
+            || gpu.synchronize(),
+        )
+        .map_err(gpu_err(&what))?;
+        let cuts: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+        check::check_arrays_sorted(&work, &cuts, self.ctx.order)
+            .map_err(|e| wrong(ARRAYS_STREAM, e))?;
+        arrays::check_arrays_permutation(input, &work, &offsets)
+            .map_err(|e| wrong(ARRAYS_STREAM, e))?;
+        self.push::<K>(ARRAYS_STREAM, "host", t, 2 * bytes);
+        if let (Some(r), [Some(h2d), Some(d2h)]) = (report, rates) {
+            let up = r.bytes_to_device as f64 / (h2d * 1e9) * 1e3;
+            let down = r.bytes_to_host as f64 / (d2h * 1e9) * 1e3;
+            self.summary.push(format!(
+                "{ARRAYS_STREAM}: {} jobs of whole arrays, chunks of {} keys; bound at the \
+                 measured copy rates {:.3} ms with both directions overlapped ({:.0}% of it \
+                 reached), {:.3} ms one direction at a time ({:.0}%)",
+                r.jobs,
+                r.chunk_keys,
+                up.max(down),
+                100.0 * up.max(down) / t,
+                up + down,
+                100.0 * (up + down) / t
+            ));
         }
         Ok(())
     }
