@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use sortlab_cpu_reference::check;
 use sortlab_gpu_sorts::stream::{
     self, budget_for_chunk, chunk_keys, min_device_budget, whole_keys, StreamOptions, StreamPhase,
-    StreamProgress, StreamReport, MIN_CHUNK_KEYS,
+    StreamProgress, StreamReport, StreamSorter, MIN_CHUNK_KEYS,
 };
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, PinnedBuffer, SortKey, SortValue};
 use sortlab_verify::testing::{gpu, stable_index_pairs};
@@ -452,5 +452,55 @@ fn larger_inputs_at_4x_and_16x_the_budget() {
             }
         }
         assert!(k.iter().zip(&v).all(|(&key, &i)| input[i as usize] == key));
+    }
+}
+
+/// A sorter reused across lengths (one job, two passes, longer, shorter again), both orders,
+/// keys and stable pairs against the reference; the wrong kind of call is refused untouched.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_sorter_is_reused_across_calls() {
+    let gpu = gpu();
+    for order in [Order::Ascending, Order::Descending] {
+        let opts = StreamOptions::default()
+            .with_order(order)
+            .with_device_budget(budget_for_chunk::<f32>(20_000, 4).into());
+        let mut keys_sorter = StreamSorter::<f32>::for_keys(&gpu, &opts).unwrap();
+        let mut pairs_sorter = StreamSorter::<f32, u32>::for_pairs(&gpu, &opts).unwrap();
+        let chunk = pairs_sorter.chunk_keys();
+        for (i, n) in [1000, chunk, 5 * chunk + 17, 2 * chunk + 1, 300, 0, 1]
+            .into_iter()
+            .enumerate()
+        {
+            let what = format!("{order:?} call {i}: n={n} chunk {chunk}");
+            let input: Vec<f32> = generate(Pattern::FewDistinct, n, 40 + i as u64);
+            let mut expected = input.clone();
+            sortlab_cpu_reference::sort::sort(&mut expected, order);
+            let mut keys = input.clone();
+            let r = keys_sorter.sort_keys(&mut keys).unwrap();
+            check::check_equal(&expected, &keys).unwrap_or_else(|e| panic!("{what}: {e}"));
+            if n >= 2 {
+                assert_eq!(
+                    r.crossings,
+                    if n <= keys_sorter.chunk_keys() { 2 } else { 4 }
+                );
+            }
+            let (values, ek, ev) = stable_index_pairs::<f32, u32>(&input, order);
+            let (mut k, mut v) = (input.clone(), values);
+            pairs_sorter.sort_pairs(&mut k, &mut v).unwrap();
+            check::check_pairs_equal(&ek, &ev, &k, &v).unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+        let mut keys = vec![3.0f32, 1.0, 2.0];
+        let e = pairs_sorter.sort_keys(&mut keys).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        let e = keys_sorter
+            .sort_pairs(&mut keys, &mut [0u32, 1, 2])
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        let e = pairs_sorter
+            .sort_pairs(&mut keys, &mut [0u32; 2])
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert_eq!(keys, [3.0, 1.0, 2.0]);
     }
 }

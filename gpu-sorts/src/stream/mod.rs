@@ -60,6 +60,10 @@
 //! first touch of the host temporary, against a target of 60%; the table and what bounds it
 //! are in `README.md` beside this module.
 //!
+//! # Sorting again and again
+//! [`StreamSorter`] keeps the lanes and the host temporary between calls: page-locking the
+//! staging and first touching the temporary's pages are paid once, not in every call.
+//!
 //! # Lanes for other passes
 //! The engine under both passes is public: a [`Lane`] (a forked stream, a chunk's device
 //! buffers, double-buffered pinned staging) runs any [`DeviceStep`], and [`run_pass`] drives
@@ -93,6 +97,7 @@ mod options;
 mod pipeline;
 mod plan;
 mod select;
+mod sorter;
 
 pub use host::par_copy;
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport, StreamTimes};
@@ -101,6 +106,7 @@ pub use plan::{
     budget_for_chunk, chunk_keys, min_device_budget, usable_device_memory, whole_keys, LANES,
     MIN_CHUNK_KEYS,
 };
+pub use sorter::StreamSorter;
 
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -236,7 +242,8 @@ fn sort_impl<K: SortKey, V: SortValue>(
         })
         .collect::<Result<Vec<_>>>()?;
     let lanes_made = start.elapsed();
-    let mut report = streamed(&mut lanes, keys, values, chunk, order, progress)?;
+    let mut temp = HostTemp::default();
+    let mut report = streamed(&mut lanes, keys, values, chunk, order, progress, &mut temp)?;
     report.times.setup += lanes_made;
     Ok(report)
 }
@@ -250,6 +257,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     chunk: usize,
     order: Order,
     progress: &(dyn Fn(StreamProgress) + Sync),
+    temp: &mut HostTemp<K, V>,
 ) -> Result<StreamReport> {
     let mut clock = Instant::now();
     let mut times = StreamTimes::default();
@@ -263,12 +271,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     let value_size = if with_values { V::SIZE } else { 0 };
     let chunks = n.div_ceil(chunk);
     let lens: Vec<usize> = (0..chunks).map(|j| chunk.min(n - j * chunk)).collect();
-    let mut temp_keys = host_temp::<K>(n)?;
-    let mut temp_values = if with_values {
-        host_temp::<V>(n)?
-    } else {
-        Vec::new()
-    };
+    let (temp_keys, temp_values) = temp.reserve(n, with_values)?;
 
     let (mut to_device, mut to_host) = (0u64, 0u64);
     for &len in &lens {
@@ -451,13 +454,41 @@ fn chunks_or_empty<T>(slice: &mut [T], chunk: usize) -> impl Iterator<Item = &mu
         .chain(std::iter::repeat_with(|| -> &mut [T] { &mut [] }))
 }
 
-/// An empty vector with room for `n` elements, or [`Error::HostOutOfMemory`].
-fn host_temp<T>(n: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
+/// The host temporary of the runs (keys, and values when there are values): kept by a
+/// [`StreamSorter`] between calls, so that its pages are touched once.
+pub(crate) struct HostTemp<K, V> {
+    keys: Vec<K>,
+    values: Vec<V>,
+}
+
+impl<K, V> Default for HostTemp<K, V> {
+    fn default() -> Self {
+        HostTemp {
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<K, V> HostTemp<K, V> {
+    /// The two vectors emptied, with room for `n` elements each (values only `with_values`),
+    /// or [`Error::HostOutOfMemory`].
+    fn reserve(&mut self, n: usize, with_values: bool) -> Result<(&mut Vec<K>, &mut Vec<V>)> {
+        self.keys.clear();
+        self.values.clear();
+        room(&mut self.keys, n)?;
+        if with_values {
+            room(&mut self.values, n)?;
+        }
+        Ok((&mut self.keys, &mut self.values))
+    }
+}
+
+/// Room for `n` elements in the empty `v`, or [`Error::HostOutOfMemory`].
+fn room<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
     v.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
         requested: n.saturating_mul(std::mem::size_of::<T>()),
-    })?;
-    Ok(v)
+    })
 }
 
 #[cfg(test)]
@@ -531,7 +562,13 @@ mod tests {
 
     /// Sorts `input` (keys; and pairs with index values) through host lanes in chunks of
     /// `chunk` and pieces of `piece`, against the reference; checks the report and progress.
-    fn check<K: SortKey>(input: &[K], chunk: usize, piece: usize, order: Order) {
+    fn check<K: SortKey>(
+        input: &[K],
+        chunk: usize,
+        piece: usize,
+        order: Order,
+        temp: &mut HostTemp<K, u32>,
+    ) {
         let n = input.len();
         let what = format!("{} n={n} chunk={chunk} piece={piece} {order:?}", K::NAME);
         for with_values in [false, true] {
@@ -554,6 +591,7 @@ mod tests {
                 chunk,
                 order,
                 &record,
+                temp,
             )
             .unwrap();
             let (mut ek, mut ev) = (input.to_vec(), (0..n as u32).collect::<Vec<_>>());
@@ -587,6 +625,14 @@ mod tests {
 
     #[test]
     fn passes_through_host_lanes() {
+        // One temporary per key type for every call: reused across lengths, as a
+        // `StreamSorter` reuses it.
+        let (mut tu, mut ti, mut tf, mut tf32) = (
+            HostTemp::default(),
+            HostTemp::default(),
+            HostTemp::default(),
+            HostTemp::default(),
+        );
         for order in [Order::Ascending, Order::Descending] {
             for (n, chunk, piece) in [
                 (2, 1, 1),
@@ -602,18 +648,18 @@ mod tests {
                 for modulo in [u64::MAX, 1000, 3, 1] {
                     let raw = values_below((n as u64).wrapping_add(modulo), n, modulo);
                     let u: Vec<u32> = raw.iter().map(|&x| x as u32).collect();
-                    check(&u, chunk, piece.min(chunk), order);
+                    check(&u, chunk, piece.min(chunk), order, &mut tu);
                     let i: Vec<i64> = raw.iter().map(|&x| x as i64 - 500).collect();
-                    check(&i, chunk, piece.min(chunk), order);
+                    check(&i, chunk, piece.min(chunk), order, &mut ti);
                 }
                 let specials = [f64::NAN, -f64::NAN, -0.0, 0.0, 1.0, f64::NEG_INFINITY];
                 let f: Vec<f64> = values_below(n as u64, n, 6)
                     .into_iter()
                     .map(|i| specials[i as usize])
                     .collect();
-                check(&f, chunk, piece.min(chunk), order);
+                check(&f, chunk, piece.min(chunk), order, &mut tf);
                 let f32s: Vec<f32> = f.iter().map(|&x| x as f32).collect();
-                check(&f32s, chunk, piece.min(chunk), order);
+                check(&f32s, chunk, piece.min(chunk), order, &mut tf32);
             }
         }
     }
