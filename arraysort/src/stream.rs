@@ -496,6 +496,7 @@ mod tests {
     use super::*;
     use sortlab_cpu_reference::arrays::{sort_arrays, sort_arrays_pairs};
     use sortlab_gpu_sorts::stream::{Drain, Fill};
+    use sortlab_verify::testing::{offsets_of_lengths, ordered_bits};
 
     /// A lane on the host: a job's keys gathered in pieces of `piece`, its offsets built as
     /// the device step builds them, each array sorted by the twin, drained in pieces.
@@ -546,17 +547,9 @@ mod tests {
         }
     }
 
-    fn offsets_of(lens: &[usize]) -> Vec<u64> {
-        let mut o = vec![0u64];
-        for &l in lens {
-            o.push(o.last().unwrap() + l as u64);
-        }
-        o
-    }
-
     #[test]
     fn jobs_hold_whole_arrays_within_the_chunk_and_the_count() {
-        let offsets = offsets_of(&[3, 0, 5, 2, 9, 1, 1, 1, 1, 0, 4]);
+        let offsets = offsets_of_lengths(&[3, 0, 5, 2, 9, 1, 1, 1, 1, 0, 4]);
         let (jobs, long) = plan_jobs(&offsets, 8, 3);
         assert_eq!(long, vec![4]);
         let cut: Vec<(usize, usize, usize, usize)> = jobs
@@ -605,7 +598,7 @@ mod tests {
 
     /// Streams `input` (arrays by `lens`) through host lanes, keys and pairs, against the twin.
     fn check<K: SortKey>(input: &[K], lens: &[usize], chunk: usize, piece: usize, order: Order) {
-        let offsets = offsets_of(lens);
+        let offsets = offsets_of_lengths(lens);
         let (jobs, long) = plan_jobs(&offsets, chunk, arrays_per_job(chunk));
         let n = input.len();
         let index: Vec<u32> = (0..n as u32).collect();
@@ -638,8 +631,7 @@ mod tests {
             .unwrap();
         }
         let what = format!("{} {lens:?} chunk {chunk} piece {piece} {order:?}", K::NAME);
-        let bits = |v: &[K]| v.iter().map(|x| x.to_ordered_bits()).collect::<Vec<_>>();
-        assert!(bits(&keys) == bits(&wk), "keys: {what}");
+        assert!(ordered_bits(&keys) == ordered_bits(&wk), "keys: {what}");
         assert_eq!(values, wv, "values: {what}");
         // Keys alone: the same pass without values.
         let mut alone = input.to_vec();
@@ -652,7 +644,10 @@ mod tests {
                 .collect();
             sort_arrays(&mut want[j.begin..j.end], &o, order).unwrap();
         }
-        assert!(bits(&alone) == bits(&want), "keys alone: {what}");
+        assert!(
+            ordered_bits(&alone) == ordered_bits(&want),
+            "keys alone: {what}"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use sortlab_arraysort::{
 use sortlab_cpu_reference::arrays::{check_arrays_permutation, sort_arrays, sort_arrays_pairs};
 use sortlab_cpu_reference::check::check_arrays_sorted;
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, Order, SortKey, SortValue};
-use sortlab_verify::testing::gpu;
+use sortlab_verify::testing::{gpu, offsets_of_lengths, ordered_bits};
 use sortlab_verify::{generate, rng_for, seed_for, specials, Pattern};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
@@ -24,12 +24,6 @@ enum Layout {
     Off32,
     Off64,
     Fixed(usize),
-}
-
-fn bits<K: SortKey>(k: &[K]) -> Vec<u64> {
-    k.iter()
-        .map(|x| sortlab_primitives::KeyBits::to_u64(x.to_ordered_bits()))
-        .collect()
 }
 
 /// Sorts `input` (arrays by `offsets`) on the device as keys and as pairs with `V` index
@@ -70,7 +64,7 @@ fn check_case<K: SortKey, V: SortValue + TryFrom<usize>>(
     check_arrays_sorted(&got, &ou, opts.order).unwrap_or_else(|e| panic!("{what}: {e}"));
     check_arrays_permutation(input, &got, offsets).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(
-        bits(&got) == bits(&want),
+        ordered_bits(&got) == ordered_bits(&want),
         "{what}: keys differ from the twin"
     );
     // Pairs, stable.
@@ -84,20 +78,12 @@ fn check_case<K: SortKey, V: SortValue + TryFrom<usize>>(
     sort_pairs(gpu, &mut dk, &mut dv, segs, opts).unwrap_or_else(|e| panic!("{what}: {e}"));
     let (gk, gv) = (dk.to_host().unwrap(), dv.to_host().unwrap());
     assert!(
-        bits(&gk) == bits(&wk),
+        ordered_bits(&gk) == ordered_bits(&wk),
         "{what}: pair keys differ from the twin"
     );
     if let Some(i) = (0..gv.len()).find(|&i| gv[i] != wv[i]) {
         panic!("{what}: values differ from the stable twin first at {i}");
     }
-}
-
-fn offsets_of(lens: &[usize]) -> Vec<u64> {
-    let mut o = vec![0u64];
-    for &l in lens {
-        o.push(o.last().unwrap() + l as u64);
-    }
-    o
 }
 
 /// Lengths at every edge: 0, 1, 2, the paper's 19..21, the warp classes' edges, the block
@@ -125,7 +111,7 @@ fn every_length<K: SortKey, V: SortValue + TryFrom<usize>>(name: &str) {
             let mut lens = edge_lengths(&policy);
             lens.extend(edge_lengths(&policy).iter().filter(|&&l| l < 5000));
             lens.shuffle(&mut rng);
-            let offsets = offsets_of(&lens);
+            let offsets = offsets_of_lengths(&lens);
             let n = *offsets.last().unwrap() as usize;
             let input: Vec<K> = generate(Pattern::FullRange, n, seed_for(name));
             for layout in [Layout::Off32, Layout::Off64] {
@@ -134,7 +120,7 @@ fn every_length<K: SortKey, V: SortValue + TryFrom<usize>>(name: &str) {
             for len in edge_lengths(&policy) {
                 let count = 60_000usize.checked_div(len).map_or(3, |c| c.clamp(1, 3000));
                 let lens = vec![len; count];
-                let offsets = offsets_of(&lens);
+                let offsets = offsets_of_lengths(&lens);
                 let n = len * count;
                 let input: Vec<K> = generate(Pattern::Uniform, n, seed_for(name) ^ len as u64);
                 check_case::<K, V>(&gpu, &input, &offsets, Layout::Fixed(len), &opts, "fixed");
@@ -183,7 +169,7 @@ fn every_pattern<K: SortKey>(name: &str) {
         .collect();
     lens.push(9000);
     lens.shuffle(&mut rng);
-    let offsets = offsets_of(&lens);
+    let offsets = offsets_of_lengths(&lens);
     let n = *offsets.last().unwrap() as usize;
     for pattern in Pattern::ALL {
         let input: Vec<K> = generate(pattern, n, seed_for(name));
@@ -217,7 +203,7 @@ fn equal_and_special<K: SortKey>() {
             for len in [2usize, 8, 20, 32, 500, 4000, 20_000] {
                 let count = (40_000 / len).clamp(1, 500);
                 let input: Vec<K> = generate(Pattern::AllEqual, len * count, 11);
-                let offsets = offsets_of(&vec![len; count]);
+                let offsets = offsets_of_lengths(&vec![len; count]);
                 check_case::<K, u32>(&gpu, &input, &offsets, Layout::Fixed(len), &opts, "equal");
             }
             let sp = specials::<K>();
@@ -225,7 +211,7 @@ fn equal_and_special<K: SortKey>() {
                 .map(|i| sp[(i * 7 + i / 13) % sp.len()])
                 .collect();
             let lens = [3usize, 17, 29, 64, 700, 4500, 0, 1, 44_686];
-            let offsets = offsets_of(&lens);
+            let offsets = offsets_of_lengths(&lens);
             assert_eq!(*offsets.last().unwrap(), 50_000);
             check_case::<K, u64>(&gpu, &input, &offsets, Layout::Off32, &opts, "specials");
         }
@@ -290,7 +276,7 @@ fn reports_the_classes() {
 fn caller_scratch() {
     let gpu = gpu();
     let lens = [10usize, 5000, 300, 0, 9000];
-    let offsets = offsets_of(&lens);
+    let offsets = offsets_of_lengths(&lens);
     let n = *offsets.last().unwrap() as usize;
     let input: Vec<f32> = generate(Pattern::FullRange, n, 5);
     let d_off = DeviceBuffer::from_host(&gpu, &offsets).unwrap();
@@ -306,7 +292,7 @@ fn caller_scratch() {
         let e = sort_keys_with_scratch(&gpu, &mut keys, segs, &opts, &mut small).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{variant}: {e}");
         assert!(
-            bits(&keys.to_host().unwrap()) == bits(&input),
+            ordered_bits(&keys.to_host().unwrap()) == ordered_bits(&input),
             "{variant}: touched"
         );
         let mut exact = DeviceBuffer::<u8>::alloc(&gpu, need).unwrap();
@@ -314,7 +300,10 @@ fn caller_scratch() {
         assert_eq!(r.scratch_bytes, need);
         let mut want = input.clone();
         sort_arrays(&mut want, &offsets, opts.order).unwrap();
-        assert!(bits(&keys.to_host().unwrap()) == bits(&want), "{variant}");
+        assert!(
+            ordered_bits(&keys.to_host().unwrap()) == ordered_bits(&want),
+            "{variant}"
+        );
     }
     // The tagged baseline's memory beyond its scratch: a copy of keys, positions and tags.
     let opts = ArrayOptions::default().with_variant(ArrayVariant::Tagged);

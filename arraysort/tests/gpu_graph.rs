@@ -13,16 +13,12 @@ use sortlab_arraysort::{
 };
 use sortlab_cpu_reference::arrays::{sort_arrays, sort_arrays_pairs};
 use sortlab_gpu_sorts::{merge, radix, sample};
-use sortlab_primitives::{DeviceBuffer, Error, Gpu, Graph, KeyBits, Order, SortKey};
-use sortlab_verify::testing::gpu;
+use sortlab_primitives::{DeviceBuffer, Error, Gpu, Graph, Order, SortKey};
+use sortlab_verify::testing::{gpu, ordered_bits};
 use sortlab_verify::{generate, rng_for, seed_for, Pattern};
 
 /// Rounds of new input replayed through one captured graph.
 const ROUNDS: u64 = 3;
-
-fn bits<K: SortKey>(k: &[K]) -> Vec<u64> {
-    k.iter().map(|x| x.to_ordered_bits().to_u64()).collect()
-}
 
 /// Offsets of arrays with lengths drawn from 0 to a few tiles past the largest single-pass
 /// length, so every size class of the fast sort (the warp networks, the block tiles and the
@@ -98,7 +94,7 @@ fn graph_arraysort_fast_keys_replays() {
             let (mut want, got) = replay(&graph, &mut keys, Pattern::FullRange, seed);
             sort_arrays(&mut want, &offsets, order).unwrap();
             assert!(
-                bits(&got) == bits(&want),
+                ordered_bits(&got) == ordered_bits(&want),
                 "{name} {order:?} round {round}: differs from the CPU twin (seed {seed})"
             );
         }
@@ -163,7 +159,7 @@ fn device_wide<K: SortKey>(
         let (mut want, got) = replay(&graph, &mut keys, Pattern::FullRange, seed);
         sortlab_cpu_reference::sort::sort(&mut want, Order::Ascending);
         assert!(
-            bits(&got) == bits(&want),
+            ordered_bits(&got) == ordered_bits(&want),
             "{name} round {round}: differs from the CPU reference sort (seed {seed})"
         );
     }

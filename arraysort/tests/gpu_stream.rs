@@ -9,22 +9,8 @@ use sortlab_arraysort::stream::{
 use sortlab_cpu_reference::arrays::sort_arrays_pairs;
 use sortlab_gpu_sorts::stream::min_device_budget;
 use sortlab_primitives::{Error, Order, SortKey};
-use sortlab_verify::testing::{gpu, index_values};
+use sortlab_verify::testing::{gpu, index_values, offsets_of_lengths, ordered_bits};
 use sortlab_verify::{generate, seed_for, Pattern};
-
-fn offsets_of(lens: &[usize]) -> Vec<u64> {
-    let mut o = vec![0u64];
-    for &l in lens {
-        o.push(o.last().unwrap() + l as u64);
-    }
-    o
-}
-
-fn bits<K: SortKey>(k: &[K]) -> Vec<u64> {
-    k.iter()
-        .map(|x| sortlab_primitives::KeyBits::to_u64(x.to_ordered_bits()))
-        .collect()
-}
 
 /// Streams `input` (arrays by `lens`) as keys and as pairs with index values under `budget`,
 /// against the twin; returns the pairs' report.
@@ -36,7 +22,7 @@ fn check<K: SortKey>(
     what: &str,
 ) -> sortlab_arraysort::stream::StreamArraysReport {
     let gpu = gpu();
-    let offsets = offsets_of(lens);
+    let offsets = offsets_of_lengths(lens);
     let what = format!(
         "{what}: {} {order:?} budget {budget}, {} keys",
         K::NAME,
@@ -53,14 +39,14 @@ fn check<K: SortKey>(
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(r.arrays, lens.len(), "{what}");
     assert!(
-        bits(&keys) == bits(&wk),
+        ordered_bits(&keys) == ordered_bits(&wk),
         "{what}: keys differ from the twin"
     );
     let (mut keys, mut values) = (input.to_vec(), index);
     let r = sort_pairs_streamed(&gpu, &mut keys, &mut values, &offsets, &opts)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(
-        bits(&keys) == bits(&wk),
+        ordered_bits(&keys) == ordered_bits(&wk),
         "{what}: pair keys differ from the twin"
     );
     if let Some(i) = (0..values.len()).find(|&i| values[i] != wv[i]) {

@@ -12,26 +12,14 @@ use sortlab_arraysort::{
 };
 use sortlab_cpu_reference::top_k::{top_k, top_k_pairs as cpu_top_k_pairs};
 use sortlab_primitives::{DeviceBuffer, Error, Gpu, KeyBits, Order, SortKey};
-use sortlab_verify::testing::{gpu, index_values};
+use sortlab_verify::testing::{gpu, index_values, offsets_of_lengths, ordered_bits};
 use sortlab_verify::{generate, rng_for, seed_for, specials, Pattern};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
-fn bits<K: SortKey>(k: &[K]) -> Vec<u64> {
-    k.iter().map(|x| x.to_ordered_bits().to_u64()).collect()
-}
-
 /// The options of `k` in `order` on `path` (`None`: the automatic one).
 fn opts(k: usize, order: Order, path: Option<TopKPath>) -> TopKOptions {
     TopKOptions { k, order, path }
-}
-
-fn offsets_of(lens: &[usize]) -> Vec<u64> {
-    let mut o = vec![0u64];
-    for &l in lens {
-        o.push(o.last().unwrap() + l as u64);
-    }
-    o
 }
 
 /// How the arrays reach the device.
@@ -93,13 +81,13 @@ fn check<K: SortKey>(
         let take = e - s;
         let slot = a * k..a * k + take;
         assert_eq!(
-            bits(&got[slot.clone()]),
-            bits(&want.keys[s..e]),
+            ordered_bits(&got[slot.clone()]),
+            ordered_bits(&want.keys[s..e]),
             "{what}: keys of array {a}"
         );
         assert_eq!(
-            bits(&gk[slot.clone()]),
-            bits(&want.keys[s..e]),
+            ordered_bits(&gk[slot.clone()]),
+            ordered_bits(&want.keys[s..e]),
             "{what}: pair keys of array {a}"
         );
         assert_eq!(&gv[slot], &want.values[s..e], "{what}: values of array {a}");
@@ -109,14 +97,14 @@ fn check<K: SortKey>(
             "{what}: slots past array {a} were written"
         );
         assert!(
-            bits(&got[rest]).iter().all(|&b| b == 0),
+            ordered_bits(&got[rest]).iter().all(|&b| b == 0),
             "{what}: key slots past array {a} were written"
         );
     }
     // The input is not changed.
     assert_eq!(
-        bits(&dk.to_host().unwrap()),
-        bits(input),
+        ordered_bits(&dk.to_host().unwrap()),
+        ordered_bits(input),
         "{what}: input changed"
     );
 }
@@ -130,7 +118,7 @@ fn every_length<K: SortKey>(name: &str) {
     let mut lens = vec![0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000];
     lens.extend([tile - 1, tile, tile + 1, 2 * tile, 5000, 40_000]);
     lens.shuffle(&mut rng);
-    let offsets = offsets_of(&lens);
+    let offsets = offsets_of_lengths(&lens);
     let n = *offsets.last().unwrap() as usize;
     let input: Vec<K> = generate(Pattern::Uniform, n, seed_for(name));
     for order in ORDERS {
@@ -161,7 +149,7 @@ fn every_length<K: SortKey>(name: &str) {
         for len in [1usize, 33, tile + 1, 9000] {
             let count = 60_000 / len;
             let input: Vec<K> = generate(Pattern::Uniform, len * count, seed_for(name) + 1);
-            let offsets = offsets_of(&vec![len; count]);
+            let offsets = offsets_of_lengths(&vec![len; count]);
             for path in [Some(TopKPath::Select), Some(TopKPath::Sort)] {
                 check(
                     &gpu,
@@ -216,7 +204,7 @@ fn every_pattern<K: SortKey>(name: &str) {
         .map(|i| [0, 1, 5, 20, 300, 3000, 9000][i % 7])
         .collect();
     lens.shuffle(&mut rng);
-    let offsets = offsets_of(&lens);
+    let offsets = offsets_of_lengths(&lens);
     let n = *offsets.last().unwrap() as usize;
     for pattern in Pattern::ALL {
         let input: Vec<K> = generate(pattern, n, seed_for(name));
@@ -254,7 +242,7 @@ fn equal_and_special<K: SortKey>() {
         for len in [5usize, 2048, 2049, 20_000] {
             let count = (60_000 / len).clamp(1, 200);
             let input: Vec<K> = generate(Pattern::AllEqual, len * count, 3);
-            let offsets = offsets_of(&vec![len; count]);
+            let offsets = offsets_of_lengths(&vec![len; count]);
             for k in [1, 64, 2048] {
                 check(
                     &gpu,
@@ -270,7 +258,7 @@ fn equal_and_special<K: SortKey>() {
         let input: Vec<K> = (0..50_000)
             .map(|i| sp[(i * 7 + i / 13) % sp.len()])
             .collect();
-        let offsets = offsets_of(&[3, 17, 4500, 0, 1, 45_479]);
+        let offsets = offsets_of_lengths(&[3, 17, 4500, 0, 1, 45_479]);
         for k in [2, 500, 2048] {
             check(
                 &gpu,
@@ -312,7 +300,7 @@ fn rows_of_logits() {
         .chunks(4)
         .map(|c| c.iter().map(|&x| x as f32 / u32::MAX as f32).sum::<f32>() - 2.0)
         .collect();
-    let offsets = offsets_of(&vec![len; rows]);
+    let offsets = offsets_of_lengths(&vec![len; rows]);
     let index: Vec<u32> = (0..rows * len).map(|i| (i % len) as u32).collect();
     for k in [1, 64, 1024] {
         let opts = TopKOptions::new(k).with_order(Order::Descending);
@@ -332,7 +320,7 @@ fn rows_of_logits() {
 fn caller_scratch() {
     let gpu = gpu();
     let input: Vec<f64> = generate(Pattern::Uniform, 30_000, 9);
-    let offsets = offsets_of(&[10_000, 5, 19_995]);
+    let offsets = offsets_of_lengths(&[10_000, 5, 19_995]);
     let index: Vec<u64> = index_values(input.len());
     let d_off = DeviceBuffer::from_host(&gpu, &offsets).unwrap();
     let segs = Segments::Offsets64(&d_off);

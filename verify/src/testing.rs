@@ -1,7 +1,8 @@
 //! Test helpers: run a host slice through a device buffer and back, with errors as the
 //! `String`s that [`SortAlgorithm`](crate::SortAlgorithm) returns ([`on_device`],
 //! [`on_device_pairs`]), and a keys-only algorithm for tests of the suite ([`KeysOnly`]); what
-//! every crate's GPU tests need ([`gpu`], [`require_free_memory`], [`from_raw_bits`]); and the
+//! every crate's GPU tests need ([`gpu`], [`require_free_memory`], [`from_raw_bits`],
+//! [`offsets_of_lengths`], [`ordered_bits`]); and the
 //! NVRTC compile check of a crate's kernel modules ([`compile_failures`]).
 
 use std::cell::RefCell;
@@ -58,6 +59,34 @@ pub fn multiset_digest(keys: &[u32]) -> (u64, u64) {
         let x = x as u64;
         (s.wrapping_add(x), q.wrapping_add(x * x))
     })
+}
+
+/// The CSR offsets of consecutive arrays of `lens` keys: `lens.len() + 1` offsets from 0, as
+/// the many-arrays sorts take them.
+///
+/// ```
+/// assert_eq!(sortlab_verify::testing::offsets_of_lengths(&[3, 0, 2]), vec![0, 3, 3, 5]);
+/// ```
+pub fn offsets_of_lengths(lens: &[usize]) -> Vec<u64> {
+    let mut o = Vec::with_capacity(lens.len() + 1);
+    o.push(0u64);
+    for &l in lens {
+        o.push(o[o.len() - 1] + l as u64);
+    }
+    o
+}
+
+/// Every key's ordered bits, widened to `u64`: keys compared bit for bit (NaN payloads, -0.0
+/// against +0.0), whatever their type.
+///
+/// ```
+/// let b = sortlab_verify::testing::ordered_bits(&[-0.0f32, 0.0]);
+/// assert!(b[0] < b[1]);
+/// ```
+pub fn ordered_bits<K: SortKey>(keys: &[K]) -> Vec<u64> {
+    keys.iter()
+        .map(|k| sortlab_primitives::KeyBits::to_u64(k.to_ordered_bits()))
+        .collect()
 }
 
 /// The index values `0, 1, ..., n - 1` of an input of `n` keys, as values of type `V`: the
