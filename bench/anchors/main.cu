@@ -72,6 +72,7 @@ const std::vector<OpEntry>& ops_table() {
       {"merge_sort_keys", {T::U32}, true, ANCHOR_TABLE(merge_sort_keys)},
       {"merge_sort_pairs", {T::U32}, true, ANCHOR_TABLE(merge_sort_pairs)},
       {"segmented_sort_keys", {T::U32}, true, ANCHOR_TABLE(segmented_sort_keys)},
+      {"segmented_sort_pairs", {T::U32}, true, ANCHOR_TABLE(segmented_sort_pairs)},
   };
   return t;
 }
@@ -89,7 +90,7 @@ const char* kUsage =
     "  --ops LIST        comma list or 'all' (default all): copy, reduce_sum, reduce_min,\n"
     "                    reduce_max, scan_inclusive_sum, scan_exclusive_sum, radix_sort_keys,\n"
     "                    radix_sort_keys_desc, radix_sort_pairs, merge_sort_keys,\n"
-    "                    merge_sort_pairs, segmented_sort_keys\n"
+    "                    merge_sort_pairs, segmented_sort_keys, segmented_sort_pairs\n"
     "  --types LIST      u32,i32,f32,u64,i64,f64 or 'all' (default per op: copy u32; reduce/scan\n"
     "                    u32,f32; radix keys u32,u64,f32,f64; radix pairs u32,u64; merge and\n"
     "                    segmented u32; pair values: u32 for 4-byte keys, u64 for 8-byte).\n"
@@ -100,7 +101,7 @@ const char* kUsage =
     "                    ascending, descending, pipe-organ, saw-short, saw-long, sorted-95,\n"
     "                    k-sorted:K (k-sorted = k-sorted:16), float-specials, segments-1000,\n"
     "                    segments-varying, or 'all' (k-sorted:16,256,4096 and the rest)\n"
-    "                    (default uniform). segments-* apply to segmented_sort_keys only (which\n"
+    "                    (default uniform). segments-* apply to the segmented sorts only (which\n"
     "                    runs both layouts, uniform keys, when none is given); the others apply\n"
     "                    to every other op. copy runs once per n.\n"
     "  --reps R          timed reps, median reported (default 20)\n"
@@ -332,7 +333,7 @@ int main_impl(int argc, char** argv) {
     } else {
       op_types = entry->default_types;
     }
-    const bool segmented = op == "segmented_sort_keys";
+    const bool segmented = op == "segmented_sort_keys" || op == "segmented_sort_pairs";
     const std::vector<PatternSpec>& pats = segmented ? seg_patterns : key_patterns;
     if (op == "copy") {
       for (uint64_t n : sizes) {

@@ -1,5 +1,7 @@
 // segmented_sort_keys: DeviceSegmentedSort::SortKeys, const input (out of place), n keys in all,
 // segments laid out by the pattern (segments-1000 or segments-varying; keys uniform).
+// segmented_sort_pairs: DeviceSegmentedSort::SortPairs on the same layouts, values the input
+// index (u32 for 4-byte keys, u64 for 8-byte keys).
 #include "bench.cuh"
 
 // Segment offsets (num_segments + 1 entries, first 0, last n). "segments-1000": fixed length
@@ -46,4 +48,25 @@ template <class T> void bench_segmented_keys(const Ctx& c, const PatternSpec& p,
       });
 }
 
+template <class K> void bench_segmented_pairs(const Ctx& c, const PatternSpec& p, uint64_t n) {
+  using V = PairValue<K>;
+  if (n > uint64_t(INT_MAX)) throw SkipConfig("segmented sort anchor uses int offsets: n > INT_MAX");
+  const std::vector<int> offs = segment_offsets(c, p, n);
+  const uint64_t num_segments = offs.size() - 1;
+  DevMem d_offs(offs.size() * sizeof(int));
+  CK(cudaMemcpy(d_offs.get(), offs.data(), offs.size() * sizeof(int), cudaMemcpyHostToDevice));
+  const int* begin = d_offs.as<const int>();
+  const int* end = begin + 1;
+  const num_items_t nn = num_items_t(n);
+  const num_items_t ns = num_items_t(num_segments);
+  bench_pairs_in_out<K>(
+      c, "segmented_sort_pairs", p, n,
+      [&](void* temp, size_t& tb, const K* kin, K* kout, const V* vin, V* vout) {
+        return cub::DeviceSegmentedSort::SortPairs(temp, tb, kin, kout, vin, vout, nn, ns, begin, end,
+                                                   c.stream);
+      },
+      [&](const K* kout) { return device_sum(c, num_segments, SegmentOutOfOrder<K>{kout, begin}) == 0; });
+}
+
 ANCHOR_DEFS(segmented_sort_keys, bench_segmented_keys<T>)
+ANCHOR_DEFS(segmented_sort_pairs, bench_segmented_pairs<T>)
