@@ -11,7 +11,9 @@
 //! costs a fraction of a full sort. The [`ApproxResult`] holds the interval boundaries on the
 //! device (`intervals + 1` offsets) and, on request, a quality report
 //! ([`ApproxResult::quality`]: non-empty intervals, largest interval, radius of the output).
-//! [`refine`] sorts inside every interval, which makes the output a full sort (a bucket sort).
+//! [`refine`] sorts inside every interval, which makes the output a full sort (a bucket sort);
+//! [`refine_with`] with [`RefineVariant::Arrays`] sorts the intervals as arrays with
+//! `sortlab_arraysort` instead.
 //!
 //! - [`ApproxVariant::Paper`] runs the paper's steps as published (a reduction for min and
 //!   max, a kernel writing every key's interval and offset to device arrays, a scan, a
@@ -99,7 +101,10 @@ pub use kernels::{module_defines, SOURCE};
 pub use options::{ApproxOptions, ApproxVariant, Intervals, DEFAULT_INTERVALS, MAX_INTERVALS};
 pub use phases::PHASES_ENV;
 pub use policy::ApproxPolicy;
-pub use refine::{refine, refine_host, refine_pairs, refine_pairs_host, RefineStats};
+pub use refine::{
+    refine, refine_host, refine_pairs, refine_pairs_host, refine_pairs_with, refine_with,
+    RefineStats, RefineVariant,
+};
 pub use result::{ApproxPath, ApproxQuality, ApproxResult};
 pub use sample::{sample_len, MAX_SAMPLE, SAMPLE_PER_INTERVAL, SAMPLE_SEED, SAMPLE_STEP};
 pub use sort::{

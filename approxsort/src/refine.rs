@@ -21,6 +21,8 @@ use sortlab_primitives::{
     DeviceBuffer, DevicePtr, Error, Gpu, KernelArgs, KeyBits, Order, Result, SortKey, SortValue,
 };
 
+use sortlab_arraysort::{self as arraysort, ArrayOptions, Segments};
+
 use crate::kernels::Kernels;
 use crate::phases::Phases;
 use crate::policy::ApproxPolicy;
@@ -39,8 +41,104 @@ const LIST_BLOCKS_PER_SM: u32 = 8;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RefineStats {
     /// Bucket passes run after the approximate sort (0 when every interval was small enough to
-    /// sort directly).
+    /// sort directly, and with [`RefineVariant::Arrays`]).
     pub bucket_passes: usize,
+}
+
+/// How [`refine_with`] sorts inside the intervals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RefineVariant {
+    /// This crate's bucket sort, level by level (see [`refine`]): large intervals are split
+    /// by bucket passes until every piece fits a warp or a block. Not stable.
+    #[default]
+    Buckets,
+    /// Every interval sorted as an array by `sortlab_arraysort`'s fast segmented sort, in one
+    /// call with no host round trip: warp and block classes up to one tile (4096 keys), one
+    /// block per interval beyond (its weak case: few, very large intervals). Stable.
+    Arrays,
+}
+
+sortlab_primitives::named_variants!(
+    RefineVariant,
+    "refine variant",
+    [Buckets => "buckets", Arrays => "arrays"]
+);
+
+/// [`refine`] by `variant`.
+///
+/// # Errors
+/// As [`refine`].
+///
+/// # Example
+/// ```no_run
+/// use sortlab_approxsort::{approx_sort, refine_with, ApproxOptions, RefineVariant};
+/// use sortlab_primitives::{DeviceBuffer, Gpu};
+/// let gpu = Gpu::new(0)?;
+/// let mut keys = DeviceBuffer::from_host(&gpu, &[7u32, 3, 9, 1, 4, 4])?;
+/// let r = approx_sort(&gpu, &mut keys, &ApproxOptions::new(3))?;
+/// refine_with(&gpu, &mut keys, &r, RefineVariant::Arrays)?;
+/// assert_eq!(keys.to_host()?, vec![1, 3, 4, 4, 7, 9]);
+/// # Ok::<(), sortlab_primitives::Error>(())
+/// ```
+pub fn refine_with<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    approx: &ApproxResult,
+    variant: RefineVariant,
+) -> Result<RefineStats> {
+    match variant {
+        RefineVariant::Buckets => refine(gpu, keys, approx),
+        RefineVariant::Arrays => refine_arrays::<K, u32>(gpu, keys, None, approx),
+    }
+}
+
+/// [`refine_pairs`] by `variant` (stable with [`RefineVariant::Arrays`]).
+///
+/// # Errors
+/// As [`refine_pairs`].
+pub fn refine_pairs_with<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    approx: &ApproxResult,
+    variant: RefineVariant,
+) -> Result<RefineStats> {
+    match variant {
+        RefineVariant::Buckets => refine_pairs(gpu, keys, values, approx),
+        RefineVariant::Arrays => {
+            if values.len() != keys.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "refine_pairs: {} keys, {} values",
+                    keys.len(),
+                    values.len()
+                )));
+            }
+            refine_arrays(gpu, keys, Some(values), approx)
+        }
+    }
+}
+
+/// [`RefineVariant::Arrays`]: the intervals' boundaries are the arrays' offsets.
+fn refine_arrays<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<V>>,
+    approx: &ApproxResult,
+) -> Result<RefineStats> {
+    if approx.len() != keys.len() {
+        return Err(Error::InvalidArgument(format!(
+            "refine: the approximate sort was of {} keys, the buffer holds {}",
+            approx.len(),
+            keys.len()
+        )));
+    }
+    let segments = Segments::Offsets64(approx.boundaries());
+    let opts = ArrayOptions::default().with_order(approx.order());
+    match values {
+        Some(v) => arraysort::sort_pairs(gpu, keys, v, segments, &opts)?,
+        None => arraysort::sort_keys(gpu, keys, segments, &opts)?,
+    };
+    Ok(RefineStats::default())
 }
 
 /// Sorts inside every interval of `approx` (the result of an approximate sort of `keys`),

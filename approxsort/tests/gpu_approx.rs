@@ -14,8 +14,8 @@ use sortlab_approxsort::{
     approx_sort, approx_sort_host, approx_sort_into, approx_sort_into_with_policy,
     approx_sort_pairs, approx_sort_pairs_into, approx_sort_pairs_into_with_policy,
     approx_sort_pairs_with_scratch, approx_sort_with_scratch, refine, refine_host, refine_pairs,
-    scratch_bytes, scratch_bytes_pairs, ApproxOptions, ApproxPath, ApproxPolicy, ApproxResult,
-    ApproxVariant, Intervals,
+    refine_pairs_with, refine_with, scratch_bytes, scratch_bytes_pairs, ApproxOptions, ApproxPath,
+    ApproxPolicy, ApproxResult, ApproxVariant, Intervals, RefineVariant,
 };
 use sortlab_cpu_reference::approx as cpu;
 use sortlab_cpu_reference::check::{check_equal, check_interval_order, check_permutation};
@@ -151,6 +151,67 @@ fn edge_cases() {
                 }
             }
         }
+    }
+}
+
+/// Both refine variants give the full sort, keys and pairs (values with their keys), on
+/// uniform, all-equal, few-distinct and special keys, with few and many intervals.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn refine_variants_agree() {
+    let g = gpu();
+    let specials = [f32::NAN, -0.0, 0.0, 1.0, f32::NEG_INFINITY, -f32::NAN, 7.5];
+    let inputs: Vec<Vec<f32>> = vec![
+        random_u32(300_000, 5).iter().map(|&x| x as f32).collect(),
+        vec![2.0; 100_000],
+        random_u32(100_000, 6)
+            .iter()
+            .map(|&x| (x % 3) as f32)
+            .collect(),
+        specials.iter().cycle().take(50_001).copied().collect(),
+    ];
+    for input in &inputs {
+        for m in [1, 10, 1000, 100_000] {
+            for order in [Order::Ascending, Order::Descending] {
+                let mut want = input.clone();
+                sort(&mut want, order);
+                let opts = ApproxOptions {
+                    order,
+                    ..ApproxOptions::new(m)
+                };
+                for variant in RefineVariant::ALL {
+                    let what = format!("{variant} m={m} {order:?} n={}", input.len());
+                    let mut d = DeviceBuffer::from_host(g, input).unwrap();
+                    let r = approx_sort(g, &mut d, &opts).unwrap();
+                    let stats = refine_with(g, &mut d, &r, variant).unwrap();
+                    if variant == RefineVariant::Arrays {
+                        assert_eq!(stats.bucket_passes, 0, "{what}");
+                    }
+                    check_equal(&want, &d.to_host().unwrap())
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let index: Vec<u32> = (0..input.len() as u32).collect();
+                    let mut dk = DeviceBuffer::from_host(g, input).unwrap();
+                    let mut dv = DeviceBuffer::from_host(g, &index).unwrap();
+                    let r = approx_sort_pairs(g, &mut dk, &mut dv, &opts).unwrap();
+                    refine_pairs_with(g, &mut dk, &mut dv, &r, variant).unwrap();
+                    let (kh, vh) = (dk.to_host().unwrap(), dv.to_host().unwrap());
+                    check_equal(&want, &kh).unwrap_or_else(|e| panic!("pairs {what}: {e}"));
+                    for (&k, &v) in kh.iter().zip(&vh) {
+                        assert_eq!(input[v as usize].to_bits(), k.to_bits(), "{what}");
+                    }
+                }
+            }
+        }
+    }
+    // A result of another length is refused by both.
+    let mut d = DeviceBuffer::from_host(g, &[1u32, 2, 3]).unwrap();
+    let r = approx_sort(g, &mut d, &ApproxOptions::new(2)).unwrap();
+    let mut other = DeviceBuffer::from_host(g, &[1u32, 2]).unwrap();
+    for variant in RefineVariant::ALL {
+        assert!(
+            refine_with(g, &mut other, &r, variant).is_err(),
+            "{variant}"
+        );
     }
 }
 

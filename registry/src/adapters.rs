@@ -236,6 +236,37 @@ pub(crate) fn approx_refine_pairs_gpu<K: SortKey, V: SortValue>(
     Ok(())
 }
 
+/// `approx-refine-arrays` on the GPU: the approximate sort with sampled intervals, then every
+/// interval sorted as an array by arraysort (`RefineVariant::Arrays`): a full sort.
+pub(crate) fn approx_refine_arrays_gpu<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+) -> Result<()> {
+    let result = approxsort::approx_sort(gpu, keys, &approx_opts(order))?;
+    approxsort::refine_with(gpu, keys, &result, approxsort::RefineVariant::Arrays)?;
+    Ok(())
+}
+
+/// `approx-refine-arrays` pairs on the GPU: values moving with their keys (the approximate
+/// sort is not stable, so neither is the whole).
+pub(crate) fn approx_refine_arrays_pairs_gpu<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+) -> Result<()> {
+    let result = approxsort::approx_sort_pairs(gpu, keys, values, &approx_opts(order))?;
+    approxsort::refine_pairs_with(
+        gpu,
+        keys,
+        values,
+        &result,
+        approxsort::RefineVariant::Arrays,
+    )?;
+    Ok(())
+}
+
 /// `approx-refine` on the CPU: the twin's approximate sort, then its refine.
 pub(crate) fn approx_refine_cpu<K: SortKey>(keys: &mut [K], order: Order) {
     // Options with a non-zero interval count never fail; a failure would leave the keys

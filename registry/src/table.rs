@@ -165,6 +165,15 @@ pub static ALGOS: &[Algo] = &[
     .with_gpu(per_key!(GpuSort, ad::approx_refine_gpu))
     .with_cpu_pairs(per_pair!(CpuPairs, true, ad::approx_refine_pairs_cpu))
     .with_gpu_pairs(per_pair!(GpuPairs, false, ad::approx_refine_pairs_gpu)),
+    Algo::new(
+        "approx-refine-arrays",
+        "interval approximate sort then each interval sorted as an array (arraysort)",
+        false,
+        per_key!(CpuSort, ad::approx_refine_cpu),
+    )
+    .with_gpu(per_key!(GpuSort, ad::approx_refine_arrays_gpu))
+    .with_cpu_pairs(per_pair!(CpuPairs, true, ad::approx_refine_pairs_cpu))
+    .with_gpu_pairs(per_pair!(GpuPairs, false, ad::approx_refine_arrays_pairs_gpu)),
 ];
 
 /// A GPU sort's CPU twin: its keys and pairs entry points.

@@ -167,6 +167,7 @@ registry_suites! {
     roughsort_cpu / roughsort_gpu => "roughsort",
     roughsort_seq_cpu => "roughsort-seq",
     approx_refine_cpu / approx_refine_gpu => "approx-refine",
+    approx_refine_arrays_cpu / approx_refine_arrays_gpu => "approx-refine-arrays",
 }
 
 #[test]

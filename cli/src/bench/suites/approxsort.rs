@@ -2,7 +2,9 @@
 //! intervals, keys and pairs) and the refined (full) sort on the GPU; the twin's approximate
 //! sort on the CPU.
 
-use sortlab_approxsort::{self as approxsort, ApproxOptions, ApproxVariant, Intervals};
+use sortlab_approxsort::{
+    self as approxsort, ApproxOptions, ApproxVariant, Intervals, RefineVariant,
+};
 use sortlab_primitives::SortValue;
 
 use super::point::{check_sorted_keys, GpuPoint, Out};
@@ -16,8 +18,10 @@ use crate::key::CliKey;
 /// The approximate sort's variants and boundaries as the suite times them.
 const VARIANTS: [ApproxVariant; 2] = [ApproxVariant::Paper, ApproxVariant::Fast];
 const BOUNDARIES: [Intervals; 2] = [Intervals::EqualWidth, Intervals::Sampled];
-/// The refined (full) sort's row: sampled intervals, then `refine`.
+/// The refined (full) sort's rows: sampled intervals, then `refine` by buckets, or by
+/// arraysort's segmented sort of the intervals (`RefineVariant::Arrays`).
 const REFINE: &str = "approx-refine";
+const REFINE_ARRAYS: &str = "approx-refine-arrays";
 /// The CPU twin's row: the approximate sort.
 pub(super) const CPU_NAMES: &[&str] = &["approx"];
 
@@ -30,7 +34,7 @@ pub(super) fn gpu_names() -> Vec<String> {
     VARIANTS
         .into_iter()
         .flat_map(|v| BOUNDARIES.map(|b| algo(v, b)))
-        .chain([REFINE.to_string()])
+        .chain([REFINE.to_string(), REFINE_ARRAYS.to_string()])
         .collect()
 }
 
@@ -92,7 +96,13 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
         }
     }
     // The refined (full) sort: approximate sort with sampled intervals, then refine.
-    if out.ctx.algos.wants(REFINE) {
+    for (name, variant) in [
+        (REFINE, RefineVariant::Buckets),
+        (REFINE_ARRAYS, RefineVariant::Arrays),
+    ] {
+        if !out.ctx.algos.wants(name) {
+            continue;
+        }
         let opts = ApproxOptions {
             order,
             boundaries: Intervals::Sampled,
@@ -103,11 +113,11 @@ pub(super) fn gpu<K: CliKey, V: SortValue + Into<u64>>(
                 return keys[s].copy_from_device(p.d_in);
             }
             let r = approxsort::approx_sort(gpu, &mut keys[s], &opts)?;
-            approxsort::refine(gpu, &mut keys[s], &r).map(|_| ())
+            approxsort::refine_with(gpu, &mut keys[s], &r, variant).map(|_| ())
         })?;
         let got = keys[last].to_host().map_err(&err)?;
-        check_sorted_keys(&got, order, REFINE)?;
-        out.push::<K>(REFINE.into(), "gpu", "sort_keys", None, 0, t);
+        check_sorted_keys(&got, order, name)?;
+        out.push::<K>(name.into(), "gpu", "sort_keys", None, 0, t);
     }
     Ok(())
 }
