@@ -107,6 +107,10 @@ pub struct SortArgs {
     /// to this file.
     #[arg(long, value_name = "FILE", requires = "top_k")]
     pub out_offsets: Option<PathBuf>,
+    /// With --top-k: write each kept key's position in its array (little-endian u64, equal
+    /// keys in input order) to this file, in the order of OUT: the argsort of the top k.
+    #[arg(long, value_name = "FILE", requires = "top_k")]
+    pub indices: Option<PathBuf>,
     /// Sort across the first N GPUs of this host (gpu-sorts' multi-GPU radix sort, with the
     /// keys exchanged through NCCL); 1 is the one-GPU radix sort.
     #[arg(

@@ -713,6 +713,26 @@ fn top_k_of_arrays_keeps_the_first_k_of_each() {
     assert!(stderr(&s).contains("kept the top 2"), "{}", stderr(&s));
     assert_eq!(fs::read(&out).unwrap(), u32_bytes(&[5, 4, 9, 9, 7]));
     assert_eq!(fs::read(&out_offsets).unwrap(), u64_bytes(&[0, 2, 2, 4, 5]));
+    // With the kept keys' positions in their arrays (equal keys in input order).
+    let idx = d.path("idx.bin");
+    let s = sortlab(&[
+        "sort",
+        "--engine",
+        "cpu",
+        "--order",
+        "desc",
+        "--offsets",
+        o,
+        "--top-k",
+        "2",
+        k,
+        "-o",
+        path_str(&out),
+        "--indices",
+        path_str(&idx),
+    ]);
+    assert_code(&s, 0);
+    assert_eq!(fs::read(&idx).unwrap(), u64_bytes(&[0, 2, 0, 1, 0]));
     let s = sortlab(&[
         "sort",
         "--engine",

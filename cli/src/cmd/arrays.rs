@@ -100,27 +100,51 @@ pub fn sort_arrays_on<K: CliKey>(
 
 /// The first `k` keys of every array of `keys` (cut by the checked `offsets`) in `order`,
 /// compacted with their own offsets, on `engine`: the rayon twin on the CPU, arraysort's top-k
-/// on the GPU.
+/// on the GPU. With `indices`, each kept key's position in its array comes along as its value
+/// (equal keys in input order); without, the values are empty.
 pub fn top_k_on<K: CliKey>(
     engine: &Engine,
     keys: &[K],
     offsets: &[u64],
     k: usize,
     order: Order,
-) -> Result<TopK<K, u32>, CliError> {
-    match engine {
-        Engine::Cpu => top_k::top_k(keys, offsets, k, order).map_err(|e| CliError::BadArrays {
-            what: "the arrays".into(),
-            message: e.to_string(),
-        }),
+    indices: bool,
+) -> Result<TopK<K, u64>, CliError> {
+    let bad = |e: sortlab_cpu_reference::Error| CliError::BadArrays {
+        what: "the arrays".into(),
+        message: e.to_string(),
+    };
+    let gpu_err = |source| CliError::Gpu {
+        what: "the top-k of arrays on the GPU".into(),
+        source,
+    };
+    if indices {
+        let positions = positions_in_arrays(offsets);
+        return match engine {
+            Engine::Cpu => top_k::top_k_pairs(keys, &positions, offsets, k, order).map_err(bad),
+            Engine::Gpu(gpu) => {
+                let opts = TopKOptions::new(k).with_order(order);
+                arraysort::top_k_pairs_host(gpu, keys, &positions, offsets, &opts).map_err(gpu_err)
+            }
+        };
+    }
+    let t = match engine {
+        Engine::Cpu => top_k::top_k(keys, offsets, k, order).map_err(bad)?,
         Engine::Gpu(gpu) => {
             let opts = TopKOptions::new(k).with_order(order);
-            arraysort::top_k_keys_host(gpu, keys, offsets, &opts).map_err(|source| CliError::Gpu {
-                what: "the top-k of arrays on the GPU".into(),
-                source,
-            })
+            arraysort::top_k_keys_host(gpu, keys, offsets, &opts).map_err(gpu_err)?
         }
-    }
+    };
+    Ok(TopK {
+        keys: t.keys,
+        values: Vec::new(),
+        offsets: t.offsets,
+    })
+}
+
+/// Every key's position in its array (the arrays cut by the checked `offsets`).
+fn positions_in_arrays(offsets: &[u64]) -> Vec<u64> {
+    offsets.windows(2).flat_map(|w| 0..w[1] - w[0]).collect()
 }
 
 #[cfg(test)]
@@ -140,6 +164,17 @@ mod tests {
     fn cpu_engine_sorts_each_array() {
         let mut keys = [3u32, 1, 2, 9, 8];
         sort_arrays_on(&Engine::Cpu, &mut keys, &[0, 3, 5], Order::Ascending, None).unwrap();
+        assert_eq!(positions_in_arrays(&[0, 3, 3, 5]), vec![0, 1, 2, 0, 1]);
+        let top = top_k_on(
+            &Engine::Cpu,
+            &[5u32, 1, 4, 2, 2],
+            &[0, 3, 5],
+            2,
+            Order::Descending,
+            true,
+        )
+        .unwrap();
+        assert_eq!((top.keys, top.values), (vec![5, 4, 2, 2], vec![0, 2, 0, 1]));
         assert_eq!(keys, [1, 2, 3, 8, 9]);
     }
 }

@@ -63,18 +63,29 @@ fn sort_arrays_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg) -> Result<(
 }
 
 /// Keeps the first `k` keys of each array of `args.input` (cut by `arrays`, checked first) and
-/// writes them, and with `--out-offsets` the result's offsets.
+/// writes them, with `--out-offsets` the result's offsets and with `--indices` each kept key's
+/// position in its array.
 fn top_k_typed<K: CliKey>(args: &SortArgs, arrays: &ArraysArg, k: u64) -> Result<(), CliError> {
     let keys = read_keys::<K>(&args.input)?;
     let offsets = arrays.offsets(keys.len())?;
     let k = usize::try_from(k).map_err(|_| CliError::Usage(format!("--top-k {k} is too large")))?;
     let (engine, fallback) = pick_engine(args.engine, None)?;
     let start = Instant::now();
-    let top = top_k_on(&engine, &keys, &offsets, k, args.order)?;
+    let top = top_k_on(
+        &engine,
+        &keys,
+        &offsets,
+        k,
+        args.order,
+        args.indices.is_some(),
+    )?;
     let elapsed = start.elapsed();
     write_keys(&args.output, &top.keys)?;
     if let Some(path) = &args.out_offsets {
         write_keys(path, &top.offsets)?;
+    }
+    if let Some(path) = &args.indices {
+        write_keys(path, &top.values)?;
     }
     if let Some(why) = fallback {
         note(&format!("note: {why}; using the CPU engine"));
