@@ -466,6 +466,7 @@ fn bench_writes_json_lines_with_the_schema() {
         "type",
         "value_type",
         "pattern",
+        "order",
         "n",
         "ms",
         "keys_per_s",
@@ -499,6 +500,7 @@ fn bench_writes_json_lines_with_the_schema() {
         assert_eq!(row["type"], "u32");
         assert!(row["value_type"].is_null());
         assert_eq!(row["pattern"], "uniform");
+        assert_eq!(row["order"], "asc");
         assert_eq!(row["n"], 1024);
         assert_eq!(row["bytes"], 2 * 1024 * 4);
         assert!(row["ms"].as_f64().unwrap() >= 0.0);

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
-use sortlab_primitives::Gpu;
+use sortlab_primitives::{Gpu, Order};
 
 use crate::engine::cpu_description;
 use crate::error::CliError;
@@ -29,6 +29,9 @@ pub struct BenchRow {
     pub value_type: Option<&'static str>,
     /// Input pattern name.
     pub pattern: String,
+    /// Sort order of the run, `"asc"` or `"desc"` (the anchors' scripts match descending rows
+    /// with descending anchors).
+    pub order: &'static str,
     /// Number of keys.
     pub n: u64,
     /// Median time in milliseconds.
@@ -71,12 +74,15 @@ pub struct Stamp {
     pub cpu: String,
     /// The GPU's name, where the run has one.
     pub gpu: Option<String>,
+    /// The run's sort order.
+    pub order: Order,
 }
 
 impl Stamp {
-    /// Today, this CPU, and `gpu` where there is one.
-    pub fn new(gpu: Option<&Gpu>) -> Self {
+    /// Today, this CPU, `gpu` where there is one, and the run's `order`.
+    pub fn new(gpu: Option<&Gpu>, order: Order) -> Self {
         Stamp {
+            order,
             date: today(),
             cpu: cpu_description(),
             gpu: gpu.map(|g| g.info().name.clone()),
@@ -105,6 +111,7 @@ impl BenchRow {
             key_type: id.key_type,
             value_type: id.value_type,
             pattern: id.pattern,
+            order: stamp.order.name(),
             n,
             ms,
             keys_per_s: n as f64 / secs,
@@ -182,6 +189,7 @@ mod tests {
             date: "2026-01-01".into(),
             cpu: "CPU: x (2 threads)".into(),
             gpu: Some("H100".into()),
+            order: Order::Descending,
         };
         let id = RowId {
             algo: "radix".into(),

@@ -44,7 +44,7 @@ impl Run {
             types,
             patterns,
             sizes: args.sizes.clone(),
-            stamp: Stamp::new(gpu.as_ref()),
+            stamp: Stamp::new(gpu.as_ref(), args.order),
             gpu,
             algos,
             reps: args.reps,

@@ -43,7 +43,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         None => ALGOS.iter().collect(),
     };
     let gpu = gpu_if(algos.iter().any(|a| a.has_gpu()));
-    let stamp = Stamp::new(gpu.as_ref());
+    let stamp = Stamp::new(gpu.as_ref(), args.order);
     let plan = Plan {
         algos,
         patterns,

@@ -82,7 +82,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("approxsort", "GPU sorts")?;
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let date = stamp.date.clone();
     let device = describe(&gpu);
     let mut run = Run {

@@ -93,7 +93,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         ));
     }
     let gpu = require_gpu("arraysort", "GPU array sorts")?;
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let device = describe(&gpu);
     let (free, _) = gpu
         .memory_info()

@@ -81,7 +81,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("bitonic", "GPU bitonic sorts")?;
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let device = describe(&gpu);
     let mut pts = Vec::new();
     let mut rows = Vec::new();

@@ -11,7 +11,7 @@
 
 use sortlab_primitives::reduce::{reduce_sum, ReduceVariant};
 use sortlab_primitives::scan::{scan, Direction, ScanKind, ScanOp, ScanVariant};
-use sortlab_primitives::{DeviceBuffer, Gpu};
+use sortlab_primitives::{DeviceBuffer, Gpu, Order};
 
 use super::{fmt_ms, require_gpu, Report, Table};
 use crate::args::ReproduceArgs;
@@ -51,7 +51,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
     let mut reduce_pts = Vec::new();
     let mut scan_pts = Vec::new();
     let mut rows = Vec::new();
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let date = &stamp.date;
     let mut sizes: Vec<u32> = reduce_sizes.iter().chain(&scan_sizes).copied().collect();
     sizes.sort_unstable();

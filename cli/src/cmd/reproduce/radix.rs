@@ -55,7 +55,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("radix", "GPU sorts")?;
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let date = &stamp.date;
     let device = describe(&gpu);
     let mut pts = Vec::new();

@@ -417,7 +417,7 @@ fn run_with(args: &ReproduceArgs, max: u32, gpu: Result<&Gpu, &str>) -> Result<R
         gpu: gpu.ok(),
         reps: args.reps,
         seed: args.seed,
-        stamp: Stamp::new(gpu.ok()),
+        stamp: Stamp::new(gpu.ok(), Order::Ascending),
         rows: Vec::new(),
         bubble_skipped: Vec::new(),
     };

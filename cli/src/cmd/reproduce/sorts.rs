@@ -52,7 +52,7 @@ pub fn run(args: &ReproduceArgs) -> Result<Report, CliError> {
         )));
     }
     let gpu = require_gpu("sorts", "GPU sorts")?;
-    let stamp = Stamp::new(Some(&gpu));
+    let stamp = Stamp::new(Some(&gpu), Order::Ascending);
     let device = describe(&gpu);
     let algos = gpu_algos();
     let mut pts = Vec::new();
