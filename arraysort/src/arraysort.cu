@@ -26,8 +26,8 @@
 //                       (8-bit digits, only as many passes as it takes for the keys at or before
 //                       the k-th's digit prefix to fit one tile), an ordered gather of those keys
 //                       into shared memory, a block merge sort of the tile, the first k written
-//   copy_pairs, top_k_compact   the top-k's sort path for k past one tile: a copy of the keys
-//                       (values) sorted whole by the fast sort, then each array's first k
+//   top_k_compact       the top-k's sort path for k past one tile: after a copy of the keys
+//                       (values) sorted whole by the fast sort, each array's first k
 //   zero_counts, find_decrease   housekeeping, and the explicit offsets check
 //
 // Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
@@ -833,20 +833,6 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
             }
         }
         __syncthreads();
-    }
-}
-
-// ck[i] = keys[i] (and cv[i] = values[i]): the sort path's copy.
-extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
-copy_pairs(const Key* keys, const Val* values, Key* ck, Val* cv, u64 n) {
-    (void)values;
-    (void)cv;
-    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
-    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < n; i += stride) {
-        ck[i] = keys[i];
-#if HAS_VALUES
-        cv[i] = values[i];
-#endif
     }
 }
 

@@ -135,27 +135,27 @@ fn path_of(n: usize, key_size: usize, value_size: usize, opts: &TopKOptions) -> 
     }
 }
 
-/// The sort path's scratch: the copy of keys and values, then the fast sort's own.
-struct SortLayout {
-    keys: Region<u8>,
-    values: Region<u8>,
+/// The sort path's scratch: the copy of keys (and values), then the fast sort's own.
+struct SortLayout<K, V> {
+    keys: Region<K>,
+    values: Region<V>,
     fast: FastLayout,
 }
 
-impl SortLayout {
-    fn new(s: &Shape) -> Result<SortLayout> {
+impl<K: SortKey, V: SortValue> SortLayout<K, V> {
+    fn new(s: &Shape) -> Result<Self> {
         let mut l = ScratchLayout::new();
-        let keys = l.region::<u8>(s.n.saturating_mul(s.key_size));
-        let values = l.region::<u8>(s.n.saturating_mul(s.value.unwrap_or(0)));
+        let keys = l.region::<K>(s.n);
+        let values = l.region::<V>(if s.value.is_some() { s.n } else { 0 });
         let fast = FastLayout::after(l, s)?;
         Ok(SortLayout { keys, values, fast })
     }
 }
 
-fn scratch_of(s: &Shape, path: TopKPath) -> Result<usize> {
+fn scratch_of<K: SortKey, V: SortValue>(s: &Shape, path: TopKPath) -> Result<usize> {
     match path {
         TopKPath::Select => Ok(0),
-        TopKPath::Sort => Ok(SortLayout::new(s)?.fast.bytes),
+        TopKPath::Sort => Ok(SortLayout::<K, V>::new(s)?.fast.bytes),
     }
 }
 
@@ -164,7 +164,7 @@ fn scratch_of(s: &Shape, path: TopKPath) -> Result<usize> {
 /// [`TopKPath::Sort`] (0 also when the arguments are invalid: the call then reports why).
 pub fn top_k_scratch_bytes<K: SortKey>(n: usize, segments: &Segments, opts: &TopKOptions) -> usize {
     shape::<K>(n, segments, None)
-        .and_then(|s| scratch_of(&s, path_of(n, K::SIZE, 0, opts)?))
+        .and_then(|s| scratch_of::<K, u32>(&s, path_of(n, K::SIZE, 0, opts)?))
         .unwrap_or(0)
 }
 
@@ -175,7 +175,7 @@ pub fn top_k_scratch_bytes_pairs<K: SortKey, V: SortValue>(
     opts: &TopKOptions,
 ) -> usize {
     shape::<K>(n, segments, Some(V::SIZE))
-        .and_then(|s| scratch_of(&s, path_of(n, K::SIZE, V::SIZE, opts)?))
+        .and_then(|s| scratch_of::<K, V>(&s, path_of(n, K::SIZE, V::SIZE, opts)?))
         .unwrap_or(0)
 }
 
@@ -215,18 +215,13 @@ fn top_k_with<K: SortKey, V: SortValue>(
     }
     let value = values.as_ref().map(|_| V::SIZE);
     let s = shape::<K>(n, &segments, value)?;
-    let slots = s.arrays.checked_mul(opts.k).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "top-k: {} arrays x k = {} overflows",
-            s.arrays, opts.k
-        ))
-    })?;
+    let slots = slots(s.arrays, opts.k)?;
     check_len("the output keys", out.len(), slots)?;
     if let Some(v) = &values {
         check_len("the output values", v.out.len(), slots)?;
     }
     let path = path_of(n, K::SIZE, value.unwrap_or(0), opts)?;
-    let need = scratch_of(&s, path)?;
+    let need = scratch_of::<K, V>(&s, path)?;
     let report = TopKReport {
         arrays: s.arrays,
         k: opts.k,
@@ -267,11 +262,8 @@ fn top_k_with<K: SortKey, V: SortValue>(
             unsafe { select.launch(LaunchConfig::linear(grid, p.topk_threads), &args)? };
         }
         TopKPath::Sort => {
-            let layout = SortLayout::new(&s)?;
-            let (copy, compact) = (
-                kern.module.kernel("copy_pairs")?,
-                kern.module.kernel("top_k_compact")?,
-            );
+            let layout = SortLayout::<K, V>::new(&s)?;
+            let compact = kern.module.kernel("top_k_compact")?;
             let classes = s.fast_classes();
             // Every kernel looked up before the first launch.
             for c in &classes {
@@ -282,16 +274,11 @@ fn top_k_with<K: SortKey, V: SortValue>(
                 scratch.ptr(layout.values).addr(),
             );
             let threads = p.small_threads;
-            let grid = gpu.grid_stride_blocks(n, threads, BLOCKS_PER_SM);
-            let mut args = KernelArgs::new();
-            args.push(keys.ptr().addr())
-                .push(values_in)
-                .push(ck)
-                .push(cv)
-                .push(n as u64);
-            // SAFETY: `copy_pairs(const KEY_T*, const VALUE_T*, KEY_T*, VALUE_T*, u64)`: the
-            // inputs hold n elements, the scratch regions n keys (values, with HAS_VALUES).
-            unsafe { copy.launch(LaunchConfig::linear(grid, threads), &args)? };
+            keys.copy_to_region(scratch.buffer_mut(), layout.keys)?;
+            if let Some(v) = &values {
+                v.input
+                    .copy_to_region(scratch.buffer_mut(), layout.values)?;
+            }
             if !classes.is_empty() {
                 let b = Bufs {
                     gpu,
@@ -423,17 +410,7 @@ pub fn top_k_keys_host<K: SortKey>(
     offsets: &[u64],
     opts: &TopKOptions,
 ) -> Result<TopK<K, u32>> {
-    host_offsets(offsets, keys.len())?;
-    let arrays = offsets.len() - 1;
-    let slots = arrays.checked_mul(opts.k).ok_or_else(|| {
-        Error::InvalidArgument(format!("top-k: {arrays} arrays x k = {} overflows", opts.k))
-    })?;
-    let d = DeviceBuffer::from_host(gpu, keys)?;
-    let o = DeviceBuffer::from_host(gpu, offsets)?;
-    let mut out = DeviceBuffer::<K>::alloc(gpu, slots)?;
-    top_k_keys(gpu, &d, Segments::Offsets64(&o), opts, &mut out)?;
-    let got = out.to_host()?;
-    Ok(compact(&got, None::<&[u32]>, offsets, opts.k))
+    top_k_host::<K, u32>(gpu, keys, None, offsets, opts)
 }
 
 /// Host convenience: [`top_k_keys_host`] with values.
@@ -444,34 +421,52 @@ pub fn top_k_pairs_host<K: SortKey, V: SortValue>(
     offsets: &[u64],
     opts: &TopKOptions,
 ) -> Result<TopK<K, V>> {
-    if keys.len() != values.len() {
-        return Err(Error::InvalidArgument(format!(
-            "top-k of {} keys with {} values",
-            keys.len(),
-            values.len()
-        )));
+    top_k_host(gpu, keys, Some(values), offsets, opts)
+}
+
+/// Both host conveniences' body: checks, uploads, the top-k, the compacted download.
+fn top_k_host<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &[K],
+    values: Option<&[V]>,
+    offsets: &[u64],
+    opts: &TopKOptions,
+) -> Result<TopK<K, V>> {
+    if let Some(v) = values {
+        if v.len() != keys.len() {
+            return Err(Error::InvalidArgument(format!(
+                "top-k of {} keys with {} values",
+                keys.len(),
+                v.len()
+            )));
+        }
     }
     host_offsets(offsets, keys.len())?;
-    let arrays = offsets.len() - 1;
-    let slots = arrays.checked_mul(opts.k).ok_or_else(|| {
-        Error::InvalidArgument(format!("top-k: {arrays} arrays x k = {} overflows", opts.k))
-    })?;
+    let slots = slots(offsets.len() - 1, opts.k)?;
     let dk = DeviceBuffer::from_host(gpu, keys)?;
-    let dv = DeviceBuffer::from_host(gpu, values)?;
     let o = DeviceBuffer::from_host(gpu, offsets)?;
+    let segments = Segments::Offsets64(&o);
     let mut ok = DeviceBuffer::<K>::alloc(gpu, slots)?;
-    let mut ov = DeviceBuffer::<V>::alloc(gpu, slots)?;
-    top_k_pairs(
-        gpu,
-        &dk,
-        &dv,
-        Segments::Offsets64(&o),
-        opts,
-        &mut ok,
-        &mut ov,
-    )?;
-    let (gk, gv) = (ok.to_host()?, ov.to_host()?);
-    Ok(compact(&gk, Some(&gv), offsets, opts.k))
+    let gv = match values {
+        Some(v) => {
+            let dv = DeviceBuffer::from_host(gpu, v)?;
+            let mut ov = DeviceBuffer::<V>::alloc(gpu, slots)?;
+            top_k_pairs(gpu, &dk, &dv, segments, opts, &mut ok, &mut ov)?;
+            Some(ov.to_host()?)
+        }
+        None => {
+            top_k_keys(gpu, &dk, segments, opts, &mut ok)?;
+            None
+        }
+    };
+    Ok(compact(&ok.to_host()?, gv.as_deref(), offsets, opts.k))
+}
+
+/// The output slots of `arrays` arrays of `k`, or [`Error::InvalidArgument`] on overflow.
+fn slots(arrays: usize, k: usize) -> Result<usize> {
+    arrays.checked_mul(k).ok_or_else(|| {
+        Error::InvalidArgument(format!("top-k: {arrays} arrays x k = {k} overflows"))
+    })
 }
 
 /// The slots of `k` per array cut down to each array's `min(k, len)` (checked offsets).
