@@ -103,23 +103,32 @@ pub struct StreamArraysReport {
     pub bytes_to_host: u64,
 }
 
-/// Device bytes of one lane of `chunk` keys `K` (values of `value_size` bytes, 0 for none):
-/// its keys and values, its job offsets and the fast sort's scratch for a chunk of as many
-/// arrays as a job may hold.
-fn lane_bytes<K: SortKey>(chunk: usize, value_size: usize) -> Option<usize> {
-    let cap = arrays_per_job(chunk);
-    let shape = Shape {
-        n: chunk,
-        arrays: cap,
+/// The shape of `n` keys `K` in `arrays` arrays given by offsets, with values of `value_size`
+/// bytes (0 for none).
+fn offsets_shape<K: SortKey>(n: usize, arrays: usize, value_size: usize) -> Shape {
+    Shape {
+        n,
+        arrays,
         fixed: None,
         key_size: K::SIZE,
         value: (value_size > 0).then_some(value_size),
-    };
-    let scratch = FastLayout::new(&shape).ok()?.bytes;
-    chunk
-        .checked_mul(K::SIZE + value_size)?
-        .checked_add((cap + 1).checked_mul(8)?)?
+    }
+}
+
+/// Device bytes of sorting `n` keys `K` in `arrays` arrays in one call: the keys and values,
+/// the offsets and the fast sort's scratch (`None` on overflow).
+fn device_bytes<K: SortKey>(n: usize, arrays: usize, value_size: usize) -> Option<usize> {
+    let scratch = FastLayout::new(&offsets_shape::<K>(n, arrays, value_size))
+        .ok()?
+        .bytes;
+    n.checked_mul(K::SIZE + value_size)?
+        .checked_add((arrays + 1).checked_mul(8)?)?
         .checked_add(scratch)
+}
+
+/// Device bytes of one lane of `chunk` keys: a job of as many arrays as it may hold.
+fn lane_bytes<K: SortKey>(chunk: usize, value_size: usize) -> Option<usize> {
+    device_bytes::<K>(chunk, arrays_per_job(chunk), value_size)
 }
 
 /// Arrays a job of a chunk may hold.
@@ -129,21 +138,11 @@ fn arrays_per_job(chunk: usize) -> usize {
 
 /// The largest chunk of which `LANES` lanes fit `budget` (0 when none does).
 fn chunk_for<K: SortKey>(budget: usize, value_size: usize) -> usize {
-    let fits = |c: usize| {
+    gstream::largest_fitting(budget / (K::SIZE + value_size), |c| {
         lane_bytes::<K>(c, value_size)
             .and_then(|b| b.checked_mul(gstream::LANES))
             .is_some_and(|b| b <= budget)
-    };
-    let (mut lo, mut hi) = (0usize, budget / (K::SIZE + value_size) + 1);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    })
 }
 
 /// The smallest device budget a streamed sort of arrays of keys `K` (with values of
@@ -159,21 +158,6 @@ pub fn min_stream_budget<K: SortKey>(value_size: usize) -> usize {
     lane_bytes::<K>(MIN_CHUNK, value_size)
         .unwrap_or(usize::MAX)
         .saturating_mul(gstream::LANES)
-}
-
-/// Device bytes of sorting all `n` keys in `arrays` arrays in one piece.
-fn whole_bytes<K: SortKey>(n: usize, arrays: usize, value_size: usize) -> Option<usize> {
-    let shape = Shape {
-        n,
-        arrays,
-        fixed: None,
-        key_size: K::SIZE,
-        value: (value_size > 0).then_some(value_size),
-    };
-    let scratch = FastLayout::new(&shape).ok()?.bytes;
-    n.checked_mul(K::SIZE + value_size)?
-        .checked_add((arrays + 1).checked_mul(8)?)?
-        .checked_add(scratch)
 }
 
 /// One job: arrays `first .. last` (empty ones included, skipped on the device), keys
@@ -260,14 +244,7 @@ impl<'a> ArrayStep<'a> {
         order: Order,
     ) -> Result<Self> {
         let cap = arrays_per_job(chunk);
-        let shape = Shape {
-            n: chunk,
-            arrays: cap,
-            fixed: None,
-            key_size: K::SIZE,
-            value: (value_size > 0).then_some(value_size),
-        };
-        let scratch = FastLayout::new(&shape)?.bytes;
+        let scratch = FastLayout::new(&offsets_shape::<K>(chunk, cap, value_size))?.bytes;
         Ok(ArrayStep {
             offsets,
             jobs,
@@ -370,7 +347,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
     if n < 2 {
         return Ok(report);
     }
-    if whole_bytes::<K>(n, arrays, value_size).is_some_and(|b| b <= budget) {
+    if device_bytes::<K>(n, arrays, value_size).is_some_and(|b| b <= budget) {
         let sort = ArrayOptions::default().with_order(opts.order);
         match values {
             Some(v) => crate::sort_pairs_host(gpu, keys, v, offsets, &sort)?,
@@ -424,9 +401,6 @@ fn sort_impl<K: SortKey, V: SortValue>(
     Ok(report)
 }
 
-/// A job's place in the caller's slices (values empty without values).
-type Place<'a, K, V> = (&'a mut [K], &'a mut [V]);
-
 /// Runs `jobs` through `lanes` in place in `keys` (and `values`); returns the bytes to the
 /// device and back.
 fn pass<K: SortKey, V: SortValue, L: Transport<K, V>>(
@@ -436,54 +410,13 @@ fn pass<K: SortKey, V: SortValue, L: Transport<K, V>>(
     jobs: &[Job],
 ) -> Result<(u64, u64)> {
     let value_size = if values.is_some() { V::SIZE } else { 0 };
-    let places = carve(keys, values, jobs);
-    let lens: Vec<usize> = jobs.iter().map(|j| j.end - j.begin).collect();
-    let fill =
-        |place: &Place<'_, K, V>, _job: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
-            gstream::par_copy(k, &place.0[off..off + k.len()]);
-            if let Some(v) = v {
-                gstream::par_copy(v, &place.1[off..off + v.len()]);
-            }
-        };
-    let drain = |place: &mut Place<'_, K, V>, off: usize, k: &[K], v: Option<&[V]>| {
-        gstream::par_copy(&mut place.0[off..off + k.len()], k);
-        if let Some(v) = v {
-            gstream::par_copy(&mut place.1[off..off + v.len()], v);
-        }
-    };
-    gstream::run_pass(lanes, &lens, places, &fill, &drain, &|_| {})?;
-    let bytes: u64 = lens
+    let ranges: Vec<std::ops::Range<usize>> = jobs.iter().map(|j| j.begin..j.end).collect();
+    gstream::run_in_place(lanes, keys, values, &ranges, &|_| {})?;
+    let bytes: u64 = ranges
         .iter()
-        .map(|&l| (l * (K::SIZE + value_size)) as u64)
+        .map(|r| (r.len() * (K::SIZE + value_size)) as u64)
         .sum();
     Ok((bytes, bytes))
-}
-
-/// The jobs' places in `keys` (and `values`), in job order.
-fn carve<'a, K, V>(
-    mut keys: &'a mut [K],
-    mut values: Option<&'a mut [V]>,
-    jobs: &[Job],
-) -> Vec<Place<'a, K, V>> {
-    let mut places = Vec::with_capacity(jobs.len());
-    let mut at = 0;
-    for j in jobs {
-        let (_, rest) = std::mem::take(&mut keys).split_at_mut(j.begin - at);
-        let (place, rest) = rest.split_at_mut(j.end - j.begin);
-        keys = rest;
-        let vplace: &mut [V] = match values.take() {
-            Some(v) => {
-                let (_, rest) = v.split_at_mut(j.begin - at);
-                let (p, rest) = rest.split_at_mut(j.end - j.begin);
-                values = Some(rest);
-                p
-            }
-            None => &mut [],
-        };
-        places.push((place, vplace));
-        at = j.end;
-    }
-    places
 }
 
 #[cfg(test)]

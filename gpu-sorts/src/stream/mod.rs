@@ -67,8 +67,9 @@
 //! # Lanes for other passes
 //! The engine under both passes is public: a [`Lane`] (a forked stream, a chunk's device
 //! buffers, double-buffered pinned staging) runs any [`DeviceStep`], and [`run_pass`] drives
-//! jobs through several lanes with caller-supplied [`Fill`] and [`Drain`] (arraysort streams
-//! whole arrays through it). [`usable_device_memory`] and [`par_copy`] are the budget and the
+//! jobs through several lanes with caller-supplied [`Fill`] and [`Drain`]; [`run_in_place`]
+//! runs jobs over ranges of the caller's slices, in place (arraysort streams whole arrays
+//! through it). [`usable_device_memory`] and [`par_copy`] are the budget and the
 //! host copies the passes use.
 //!
 //! # Example
@@ -101,10 +102,10 @@ mod sorter;
 
 pub use host::par_copy;
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport, StreamTimes};
-pub use pipeline::{run_pass, DeviceStep, Drain, Fill, Lane, Transport, PIECE_BYTES};
+pub use pipeline::{run_in_place, run_pass, DeviceStep, Drain, Fill, Lane, Transport, PIECE_BYTES};
 pub use plan::{
-    budget_for_chunk, chunk_keys, min_device_budget, usable_device_memory, whole_keys, LANES,
-    MIN_CHUNK_KEYS,
+    budget_for_chunk, chunk_keys, largest_fitting, min_device_budget, usable_device_memory,
+    whole_keys, LANES, MIN_CHUNK_KEYS,
 };
 pub use sorter::StreamSorter;
 
@@ -212,12 +213,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
     let budget = plan::budget::<K>(gpu, opts.device_budget, value_size)?;
     let order = opts.order;
     if n < 2 {
-        progress(StreamProgress {
-            phase: StreamPhase::Runs,
-            done_bytes: 0,
-            total_bytes: 0,
-        });
-        return Ok(StreamReport::default());
+        return Ok(nothing_to_sort(progress));
     }
     let elem = (K::SIZE + value_size) as u64;
     if plan::sort_bytes::<K>(n, value_size, order).is_some_and(|b| b <= budget) {
@@ -226,26 +222,54 @@ fn sort_impl<K: SortKey, V: SortValue>(
 
     // Streamed. Everything that can fail for want of memory is allocated first: the lanes
     // (device buffers, scratch, pinned staging) and the host temporary of the runs.
+    let start = Instant::now();
+    let (chunk, mut lanes) = radix_lanes::<K, V>(gpu, budget, values.is_some(), order, Some(n))?;
+    let lanes_made = start.elapsed();
+    let mut temp = HostTemp::default();
+    let mut report = streamed(&mut lanes, keys, values, chunk, order, progress, &mut temp)?;
+    report.times.setup += lanes_made;
+    Ok(report)
+}
+
+/// A lane of the streamed sort: its step is the radix sort.
+pub(crate) type RadixLane<K, V> = Lane<K, V, RadixStep>;
+
+/// The chunk that `budget` gives keys `K` (with values `V` when `with_values`) and the lanes
+/// of the radix step for it: [`plan::LANES`] of them, or as many as `n` keys fill: every
+/// allocation of the streamed passes on the device.
+pub(crate) fn radix_lanes<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    budget: usize,
+    with_values: bool,
+    order: Order,
+    n: Option<usize>,
+) -> Result<(usize, Vec<RadixLane<K, V>>)> {
+    let value_size = if with_values { V::SIZE } else { 0 };
     let chunk = plan::chunk_keys_in::<K>(budget, value_size, order);
     if chunk < plan::MIN_CHUNK_KEYS {
         return Err(Error::Internal(format!(
             "a budget of {budget} bytes gave chunks of {chunk} keys"
         )));
     }
-    let with_values = values.is_some();
-    let start = Instant::now();
-    let mut lanes = (0..plan::LANES.min(n.div_ceil(chunk)))
+    let count = n.map_or(plan::LANES, |n| plan::LANES.min(n.div_ceil(chunk)));
+    let lanes = (0..count)
         .map(|_| {
-            Lane::<K, V, RadixStep>::new(gpu, chunk, with_values, |g| {
+            Lane::new(gpu, chunk, with_values, |g| {
                 RadixStep::new::<K>(g, chunk, with_values, V::SIZE, order)
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let lanes_made = start.elapsed();
-    let mut temp = HostTemp::default();
-    let mut report = streamed(&mut lanes, keys, values, chunk, order, progress, &mut temp)?;
-    report.times.setup += lanes_made;
-    Ok(report)
+    Ok((chunk, lanes))
+}
+
+/// The report of a sort of fewer than two keys, after its one progress call.
+pub(crate) fn nothing_to_sort(progress: &(dyn Fn(StreamProgress) + Sync)) -> StreamReport {
+    progress(StreamProgress {
+        phase: StreamPhase::Runs,
+        done_bytes: 0,
+        total_bytes: 0,
+    });
+    StreamReport::default()
 }
 
 /// The two passes of a streamed sort of `keys` (and `values`) in chunks of `chunk` through

@@ -15,6 +15,7 @@ use sortlab_primitives::{
     DeviceBuffer, Error, Gpu, Order, PinnedBuffer, Result, SortKey, SortValue,
 };
 
+use super::host::par_copy;
 use super::plan;
 use crate::radix::{self, RadixOptions};
 
@@ -361,4 +362,69 @@ pub fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// A job's place in the caller's slices (values empty without values).
+type Place<'a, K, V> = (&'a mut [K], &'a mut [V]);
+
+/// Runs one job per range of `ranges` (in increasing order, disjoint, each at most a lane's
+/// chunk) through `lanes` in place: job `j` reads `keys[ranges[j]]` (and `values`) and its
+/// output goes back there; elements outside the ranges are not touched. `done` as in
+/// [`run_pass`].
+///
+/// # Errors
+/// As [`run_pass`].
+///
+/// # Panics
+/// When the ranges are out of order or leave `keys` (or `values`).
+pub fn run_in_place<K: SortKey, V: SortValue, L: Transport<K, V>>(
+    lanes: &mut [L],
+    keys: &mut [K],
+    values: Option<&mut [V]>,
+    ranges: &[std::ops::Range<usize>],
+    done: &(dyn Fn(u64) + Sync),
+) -> Result<()> {
+    let places = carve(keys, values, ranges);
+    let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+    let fill =
+        |place: &Place<'_, K, V>, _job: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+            par_copy(k, &place.0[off..off + k.len()]);
+            if let Some(v) = v {
+                par_copy(v, &place.1[off..off + v.len()]);
+            }
+        };
+    let drain = |place: &mut Place<'_, K, V>, off: usize, k: &[K], v: Option<&[V]>| {
+        par_copy(&mut place.0[off..off + k.len()], k);
+        if let Some(v) = v {
+            par_copy(&mut place.1[off..off + v.len()], v);
+        }
+    };
+    run_pass(lanes, &lens, places, &fill, &drain, done)
+}
+
+/// The places of `ranges` in `keys` (and `values`), in order.
+fn carve<'a, K, V>(
+    mut keys: &'a mut [K],
+    mut values: Option<&'a mut [V]>,
+    ranges: &[std::ops::Range<usize>],
+) -> Vec<Place<'a, K, V>> {
+    let mut places = Vec::with_capacity(ranges.len());
+    let mut at = 0;
+    for r in ranges {
+        let (_, rest) = std::mem::take(&mut keys).split_at_mut(r.start - at);
+        let (place, rest) = rest.split_at_mut(r.len());
+        keys = rest;
+        let vplace: &mut [V] = match values.take() {
+            Some(v) => {
+                let (_, rest) = v.split_at_mut(r.start - at);
+                let (p, rest) = rest.split_at_mut(r.len());
+                values = Some(rest);
+                p
+            }
+            None => &mut [],
+        };
+        places.push((place, vplace));
+        at = r.end;
+    }
+    places
 }

@@ -46,7 +46,20 @@ pub(crate) fn chunk_keys_in<K: SortKey>(budget: usize, value_size: usize, order:
             .is_some_and(|b| b <= budget)
     };
     // Scratch grows with the length, so `fits` is monotone: bisect.
-    let (mut lo, mut hi) = (0usize, budget / (K::SIZE + value_size) + 1);
+    largest_fitting(budget / (K::SIZE + value_size), fits)
+}
+
+/// The largest `n <= most` with `fits(n)`, for a `fits` that holds up to some length and not
+/// beyond (device bytes grow with the length); 0 when no positive length fits. Bisection:
+/// how the streamed passes size their chunks from a budget.
+///
+/// ```
+/// use sortlab_gpu_sorts::stream::largest_fitting;
+/// assert_eq!(largest_fitting(1000, |n| 3 * n + 10 <= 100), 30);
+/// assert_eq!(largest_fitting(1000, |n| n == 0), 0);
+/// ```
+pub fn largest_fitting(most: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, most.saturating_add(1));
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid) {
@@ -116,16 +129,7 @@ pub fn budget_for_chunk<K: SortKey>(chunk: usize, value_size: usize) -> usize {
 pub fn whole_keys<K: SortKey>(budget: usize, value_size: usize) -> usize {
     let fits =
         |n: usize| sort_bytes::<K>(n, value_size, Order::Ascending).is_some_and(|b| b <= budget);
-    let (mut lo, mut hi) = (0usize, budget / (K::SIZE + value_size) + 1);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    largest_fitting(budget / (K::SIZE + value_size), fits)
 }
 
 /// The budget of `opts` for keys `K` (and values): the caller's, or the device's free memory

@@ -4,9 +4,11 @@ use std::time::Instant;
 
 use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
 
-use super::host::par_copy;
-use super::pipeline::{job_bytes, run_pass, Lane, RadixStep};
-use super::{plan, streamed, HostTemp, StreamOptions, StreamPhase, StreamProgress, StreamReport};
+use super::pipeline::{job_bytes, run_in_place};
+use super::{
+    nothing_to_sort, plan, radix_lanes, streamed, HostTemp, RadixLane, StreamOptions, StreamPhase,
+    StreamProgress, StreamReport,
+};
 
 /// A streamed sort (see the [module documentation](super)) that keeps its lanes (device
 /// buffers, radix scratch, pinned staging) and its host temporary between calls.
@@ -39,7 +41,7 @@ use super::{plan, streamed, HostTemp, StreamOptions, StreamPhase, StreamProgress
 /// # Ok::<(), sortlab_primitives::Error>(())
 /// ```
 pub struct StreamSorter<K: SortKey, V: SortValue = u32> {
-    lanes: Vec<Lane<K, V, RadixStep>>,
+    lanes: Vec<RadixLane<K, V>>,
     chunk: usize,
     order: Order,
     with_values: bool,
@@ -70,24 +72,11 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
     fn new(gpu: &Gpu, opts: &StreamOptions, with_values: bool) -> Result<Self> {
         let value_size = if with_values { V::SIZE } else { 0 };
         let budget = plan::budget::<K>(gpu, opts.device_budget, value_size)?;
-        let order = opts.order;
-        let chunk = plan::chunk_keys_in::<K>(budget, value_size, order);
-        if chunk < plan::MIN_CHUNK_KEYS {
-            return Err(Error::Internal(format!(
-                "a budget of {budget} bytes gave chunks of {chunk} keys"
-            )));
-        }
-        let lanes = (0..plan::LANES)
-            .map(|_| {
-                Lane::new(gpu, chunk, with_values, |g| {
-                    RadixStep::new::<K>(g, chunk, with_values, V::SIZE, order)
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let (chunk, lanes) = radix_lanes::<K, V>(gpu, budget, with_values, opts.order, None)?;
         Ok(StreamSorter {
             lanes,
             chunk,
-            order,
+            order: opts.order,
             with_values,
             temp: HostTemp::default(),
         })
@@ -164,12 +153,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
     ) -> Result<StreamReport> {
         let n = keys.len();
         if n < 2 {
-            progress(StreamProgress {
-                phase: StreamPhase::Runs,
-                done_bytes: 0,
-                total_bytes: 0,
-            });
-            return Ok(StreamReport::default());
+            return Ok(nothing_to_sort(progress));
         }
         if n <= self.chunk {
             return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
@@ -188,7 +172,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
 
 /// An input of at most one chunk through `lane`, in place: up, sorted, back.
 fn one_job<K: SortKey, V: SortValue>(
-    lane: &mut [Lane<K, V, RadixStep>],
+    lane: &mut [RadixLane<K, V>],
     keys: &mut [K],
     values: Option<&mut [V]>,
     chunk: usize,
@@ -204,31 +188,8 @@ fn one_job<K: SortKey, V: SortValue>(
         total_bytes: up + down,
     };
     progress(at(0));
-    let value_place: &mut [V] = match values {
-        Some(v) => v,
-        None => &mut [],
-    };
-    type Place<'a, K, V> = (&'a mut [K], &'a mut [V]);
-    let fill = |place: &Place<'_, K, V>, _: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
-        par_copy(k, &place.0[off..off + k.len()]);
-        if let Some(v) = v {
-            par_copy(v, &place.1[off..off + v.len()]);
-        }
-    };
-    let drain = |place: &mut Place<'_, K, V>, off: usize, k: &[K], v: Option<&[V]>| {
-        par_copy(&mut place.0[off..off + k.len()], k);
-        if let Some(v) = v {
-            par_copy(&mut place.1[off..off + v.len()], v);
-        }
-    };
-    run_pass(
-        lane,
-        &[n],
-        vec![(keys, value_place)],
-        &fill,
-        &drain,
-        &|_| {},
-    )?;
+    let whole = std::iter::once(0..n).collect::<Vec<_>>();
+    run_in_place(lane, keys, values, &whole, &|_| {})?;
     progress(at(up + down));
     Ok(StreamReport {
         chunks: 1,
