@@ -103,19 +103,28 @@ pub fn refine_pairs_with<K: SortKey, V: SortValue>(
     approx: &ApproxResult,
     variant: RefineVariant,
 ) -> Result<RefineStats> {
-    match variant {
-        RefineVariant::Buckets => refine_pairs(gpu, keys, values, approx),
-        RefineVariant::Arrays => {
-            if values.len() != keys.len() {
-                return Err(Error::InvalidArgument(format!(
-                    "refine_pairs: {} keys, {} values",
-                    keys.len(),
-                    values.len()
-                )));
-            }
-            refine_arrays(gpu, keys, Some(values), approx)
-        }
+    if values.len() != keys.len() {
+        return Err(Error::InvalidArgument(format!(
+            "refine_pairs: {} keys, {} values",
+            keys.len(),
+            values.len()
+        )));
     }
+    match variant {
+        RefineVariant::Buckets => refine_impl(gpu, keys, Some(values), approx),
+        RefineVariant::Arrays => refine_arrays(gpu, keys, Some(values), approx),
+    }
+}
+
+/// [`Error::InvalidArgument`] unless `approx` is the result of a sort of `n` keys.
+fn same_length(approx: &ApproxResult, n: usize) -> Result<()> {
+    if approx.len() != n {
+        return Err(Error::InvalidArgument(format!(
+            "refine: the approximate sort was of {} keys, the buffer holds {n}",
+            approx.len()
+        )));
+    }
+    Ok(())
 }
 
 /// [`RefineVariant::Arrays`]: the intervals' boundaries are the arrays' offsets.
@@ -125,13 +134,7 @@ fn refine_arrays<K: SortKey, V: SortValue>(
     values: Option<&mut DeviceBuffer<V>>,
     approx: &ApproxResult,
 ) -> Result<RefineStats> {
-    if approx.len() != keys.len() {
-        return Err(Error::InvalidArgument(format!(
-            "refine: the approximate sort was of {} keys, the buffer holds {}",
-            approx.len(),
-            keys.len()
-        )));
-    }
+    same_length(approx, keys.len())?;
     let segments = Segments::Offsets64(approx.boundaries());
     let opts = ArrayOptions::default().with_order(approx.order());
     match values {
@@ -199,14 +202,7 @@ pub fn refine_pairs<K: SortKey, V: SortValue>(
     values: &mut DeviceBuffer<V>,
     approx: &ApproxResult,
 ) -> Result<RefineStats> {
-    if values.len() != keys.len() {
-        return Err(Error::InvalidArgument(format!(
-            "refine_pairs: {} keys, {} values",
-            keys.len(),
-            values.len()
-        )));
-    }
-    refine_impl(gpu, keys, Some(values), approx)
+    refine_pairs_with(gpu, keys, values, approx, RefineVariant::Buckets)
 }
 
 /// Host-slice convenience: sorts inside every interval of `boundaries` (`0 = b[0] <= ... <=
@@ -287,12 +283,7 @@ fn refine_impl<K: SortKey, V: SortValue>(
     approx: &ApproxResult,
 ) -> Result<RefineStats> {
     let n = keys.len();
-    if approx.len() != n {
-        return Err(Error::InvalidArgument(format!(
-            "refine: the approximate sort was of {} keys, the buffer holds {n}",
-            approx.len()
-        )));
-    }
+    same_length(approx, n)?;
     let mut stats = RefineStats::default();
     if n <= 1 {
         return Ok(stats);

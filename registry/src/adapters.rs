@@ -211,60 +211,69 @@ fn approx_opts_cpu(order: Order) -> cref::approx::ApproxOptions {
     }
 }
 
-/// `approx-refine` on the GPU: the approximate sort with sampled intervals, then `refine`
-/// (a bucket sort: a full sort).
+/// The approximate sort with sampled intervals, then `refine_with(variant)`: a full sort.
+fn approx_refine_by<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    order: Order,
+    variant: approxsort::RefineVariant,
+) -> Result<()> {
+    let result = approxsort::approx_sort(gpu, keys, &approx_opts(order))?;
+    approxsort::refine_with(gpu, keys, &result, variant)?;
+    Ok(())
+}
+
+/// [`approx_refine_by`] of pairs: values move with their keys (not stable: the approximate
+/// sort is not).
+fn approx_refine_pairs_by<K: SortKey, V: SortValue>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+    variant: approxsort::RefineVariant,
+) -> Result<()> {
+    let result = approxsort::approx_sort_pairs(gpu, keys, values, &approx_opts(order))?;
+    approxsort::refine_pairs_with(gpu, keys, values, &result, variant)?;
+    Ok(())
+}
+
+/// `approx-refine` on the GPU: the approximate sort, then the bucket refine.
 pub(crate) fn approx_refine_gpu<K: SortKey>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<()> {
-    let result = approxsort::approx_sort(gpu, keys, &approx_opts(order))?;
-    approxsort::refine(gpu, keys, &result)?;
-    Ok(())
+    approx_refine_by(gpu, keys, order, approxsort::RefineVariant::Buckets)
 }
 
-/// `approx-refine` pairs on the GPU: as [`approx_refine_gpu`], values moving with their keys
-/// (not stable).
+/// `approx-refine` pairs on the GPU.
 pub(crate) fn approx_refine_pairs_gpu<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
     order: Order,
 ) -> Result<()> {
-    let result = approxsort::approx_sort_pairs(gpu, keys, values, &approx_opts(order))?;
-    approxsort::refine_pairs(gpu, keys, values, &result)?;
-    Ok(())
+    approx_refine_pairs_by(gpu, keys, values, order, approxsort::RefineVariant::Buckets)
 }
 
-/// `approx-refine-arrays` on the GPU: the approximate sort with sampled intervals, then every
-/// interval sorted as an array by arraysort (`RefineVariant::Arrays`): a full sort.
+/// `approx-refine-arrays` on the GPU: the approximate sort, then every interval sorted as an
+/// array by arraysort.
 pub(crate) fn approx_refine_arrays_gpu<K: SortKey>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     order: Order,
 ) -> Result<()> {
-    let result = approxsort::approx_sort(gpu, keys, &approx_opts(order))?;
-    approxsort::refine_with(gpu, keys, &result, approxsort::RefineVariant::Arrays)?;
-    Ok(())
+    approx_refine_by(gpu, keys, order, approxsort::RefineVariant::Arrays)
 }
 
-/// `approx-refine-arrays` pairs on the GPU: values moving with their keys (the approximate
-/// sort is not stable, so neither is the whole).
+/// `approx-refine-arrays` pairs on the GPU.
 pub(crate) fn approx_refine_arrays_pairs_gpu<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
     order: Order,
 ) -> Result<()> {
-    let result = approxsort::approx_sort_pairs(gpu, keys, values, &approx_opts(order))?;
-    approxsort::refine_pairs_with(
-        gpu,
-        keys,
-        values,
-        &result,
-        approxsort::RefineVariant::Arrays,
-    )?;
-    Ok(())
+    approx_refine_pairs_by(gpu, keys, values, order, approxsort::RefineVariant::Arrays)
 }
 
 /// `approx-refine` on the CPU: the twin's approximate sort, then its refine.
