@@ -26,23 +26,35 @@ static std::vector<int> segment_offsets(const Ctx& c, const PatternSpec& p, uint
   return offs;
 }
 
+// The layout's segments on the device: offsets[0 .. count] (int), begin = offsets, end =
+// offsets + 1, as DeviceSegmentedSort takes them.
+struct DeviceSegments {
+  DevMem offsets;
+  uint64_t count = 0;
+  num_items_t num = 0;
+  DeviceSegments(const Ctx& c, const PatternSpec& p, uint64_t n) {
+    if (n > uint64_t(INT_MAX)) throw SkipConfig("segmented sort anchor uses int offsets: n > INT_MAX");
+    const std::vector<int> offs = segment_offsets(c, p, n);
+    count = offs.size() - 1;
+    num = num_items_t(count);
+    offsets.alloc(offs.size() * sizeof(int));
+    CK(cudaMemcpy(offsets.get(), offs.data(), offs.size() * sizeof(int), cudaMemcpyHostToDevice));
+  }
+  const int* begin() const { return offsets.as<const int>(); }
+  const int* end() const { return begin() + 1; }
+};
+
 template <class T> void bench_segmented_keys(const Ctx& c, const PatternSpec& p, uint64_t n) {
-  if (n > uint64_t(INT_MAX)) throw SkipConfig("segmented sort anchor uses int offsets: n > INT_MAX");
-  const std::vector<int> offs = segment_offsets(c, p, n);
-  const uint64_t num_segments = offs.size() - 1;
-  DevMem d_offs(offs.size() * sizeof(int));
-  CK(cudaMemcpy(d_offs.get(), offs.data(), offs.size() * sizeof(int), cudaMemcpyHostToDevice));
-  const int* begin = d_offs.as<const int>();
-  const int* end = begin + 1;
+  const DeviceSegments seg(c, p, n);
   const num_items_t nn = num_items_t(n);
-  const num_items_t ns = num_items_t(num_segments);
   bench_in_out<T>(
       c, "segmented_sort_keys", p, n,
       [&](void* temp, size_t& tb, const T* in, T* out) -> cudaError_t {
-        return cub::DeviceSegmentedSort::SortKeys(temp, tb, in, out, nn, ns, begin, end, c.stream);
+        return cub::DeviceSegmentedSort::SortKeys(temp, tb, in, out, nn, seg.num, seg.begin(), seg.end(),
+                                                  c.stream);
       },
       [&](const T* in, T* out) {
-        const bool good = device_sum(c, num_segments, SegmentOutOfOrder<T>{out, begin}) == 0 &&
+        const bool good = device_sum(c, seg.count, SegmentOutOfOrder<T>{out, seg.begin()}) == 0 &&
                           checksum(c, in, n) == checksum(c, out, n);
         return ok_flag(good);
       });
@@ -50,22 +62,15 @@ template <class T> void bench_segmented_keys(const Ctx& c, const PatternSpec& p,
 
 template <class K> void bench_segmented_pairs(const Ctx& c, const PatternSpec& p, uint64_t n) {
   using V = PairValue<K>;
-  if (n > uint64_t(INT_MAX)) throw SkipConfig("segmented sort anchor uses int offsets: n > INT_MAX");
-  const std::vector<int> offs = segment_offsets(c, p, n);
-  const uint64_t num_segments = offs.size() - 1;
-  DevMem d_offs(offs.size() * sizeof(int));
-  CK(cudaMemcpy(d_offs.get(), offs.data(), offs.size() * sizeof(int), cudaMemcpyHostToDevice));
-  const int* begin = d_offs.as<const int>();
-  const int* end = begin + 1;
+  const DeviceSegments seg(c, p, n);
   const num_items_t nn = num_items_t(n);
-  const num_items_t ns = num_items_t(num_segments);
   bench_pairs_in_out<K>(
       c, "segmented_sort_pairs", p, n,
       [&](void* temp, size_t& tb, const K* kin, K* kout, const V* vin, V* vout) {
-        return cub::DeviceSegmentedSort::SortPairs(temp, tb, kin, kout, vin, vout, nn, ns, begin, end,
-                                                   c.stream);
+        return cub::DeviceSegmentedSort::SortPairs(temp, tb, kin, kout, vin, vout, nn, seg.num, seg.begin(),
+                                                   seg.end(), c.stream);
       },
-      [&](const K* kout) { return device_sum(c, num_segments, SegmentOutOfOrder<K>{kout, begin}) == 0; });
+      [&](const K* kout) { return device_sum(c, seg.count, SegmentOutOfOrder<K>{kout, seg.begin()}) == 0; });
 }
 
 ANCHOR_DEFS(segmented_sort_keys, bench_segmented_keys<T>)
