@@ -274,10 +274,9 @@ fn top_k_with<K: SortKey, V: SortValue>(
                 scratch.ptr(layout.values).addr(),
             );
             let threads = p.small_threads;
-            keys.copy_to_region(scratch.buffer_mut(), layout.keys)?;
+            layout.keys.copy_from(scratch.buffer_mut(), keys)?;
             if let Some(v) = &values {
-                v.input
-                    .copy_to_region(scratch.buffer_mut(), layout.values)?;
+                layout.values.copy_from(scratch.buffer_mut(), v.input)?;
             }
             if !classes.is_empty() {
                 let b = Bufs {

@@ -206,38 +206,6 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             .map_err(|e| Error::driver("cuMemcpyDtoDAsync", e))
     }
 
-    /// Copies all of this buffer into `region` of the scratch buffer `scratch`, on the device
-    /// (asynchronous, on the scratch buffer's stream, like [`DeviceBuffer::copy_from_device`]
-    /// on its destination's): a copy into a typed piece of a call's scratch.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when the region holds fewer elements than the buffer or
-    /// leaves `scratch`.
-    pub fn copy_to_region(
-        &self,
-        scratch: &mut DeviceBuffer<u8>,
-        region: super::scratch::Region<T>,
-    ) -> Result<()> {
-        if region.len() < self.len || region.byte_range().end > scratch.len() {
-            return Err(Error::InvalidArgument(format!(
-                "device copy of {} elements into a scratch region of {} (bytes {:?} of {})",
-                self.len,
-                region.len(),
-                region.byte_range(),
-                scratch.len()
-            )));
-        }
-        if self.len == 0 {
-            return Ok(());
-        }
-        scratch.gpu.bind()?;
-        let dst = region.ptr(scratch).addr();
-        // SAFETY: the region holds at least self.bytes() bytes inside `scratch` (checked above);
-        // ordered on the scratch buffer's stream.
-        unsafe { cu::memcpy_dtod_async(dst, self.addr, self.bytes(), scratch.gpu.cu_stream()) }
-            .map_err(|e| Error::driver("cuMemcpyDtoDAsync", e))
-    }
-
     /// Sets every byte of the buffer to `byte` (asynchronous, on the stream).
     pub fn fill_bytes(&mut self, byte: u8) -> Result<()> {
         if self.len == 0 {

@@ -141,6 +141,44 @@ impl<T> Region<T> {
     }
 }
 
+impl<T: DeviceCopy> Region<T> {
+    /// Copies all of `src` into this region of `scratch`, on the device (asynchronous, on the
+    /// scratch buffer's stream, as [`DeviceBuffer::copy_from_device`] orders on its
+    /// destination's): a copy into a typed piece of a call's scratch.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the region holds fewer elements than `src` or leaves
+    /// `scratch`.
+    pub fn copy_from(&self, scratch: &mut DeviceBuffer<u8>, src: &DeviceBuffer<T>) -> Result<()> {
+        if self.len < src.len() || self.byte_range().end > scratch.len() {
+            return Err(Error::InvalidArgument(format!(
+                "device copy of {} elements into a scratch region of {} (bytes {:?} of {})",
+                src.len(),
+                self.len,
+                self.byte_range(),
+                scratch.len()
+            )));
+        }
+        if src.is_empty() {
+            return Ok(());
+        }
+        let gpu = scratch.gpu();
+        gpu.bind()?;
+        let dst = self.ptr(scratch).addr();
+        // SAFETY: the region holds at least src.bytes() bytes inside `scratch` (checked above);
+        // ordered on the scratch buffer's stream.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(
+                dst,
+                src.ptr().addr(),
+                src.bytes(),
+                gpu.cu_stream(),
+            )
+        }
+        .map_err(|e| Error::driver("cuMemcpyDtoDAsync", e))
+    }
+}
+
 /// The scratch buffer of one call: the caller's (checked against the bytes needed) or a fresh
 /// allocation from the device's pool.
 #[derive(Debug)]
