@@ -654,6 +654,9 @@ static_assert(KEY_BITS % TOPK_DIGIT_BITS == 0, "keys are whole digits");
 static_assert(TOPK_CAP < 65536, "the gather packs two per-tile counts into one word");
 
 typedef sortlab::BlockMergeSort<Bits, u32, TOPK_THREADS, TOPK_ITEMS> TopSort;
+// The sort of a gather that fits one key per thread (uniform keys and k up to about 100: the
+// k-th key's 8-bit bucket holds about len / 256 keys), an eighth of the full tile's work.
+typedef sortlab::BlockMergeSort<Bits, u32, TOPK_THREADS, 1> TopSmallSort;
 struct TopStorage {
     union Phases {
         struct Stage {
@@ -661,6 +664,7 @@ struct TopStorage {
             u32 pos[TOPK_CAP];
         } stage;
         TopSort::TempStorage sort;
+        TopSmallSort::TempStorage small;
     } u;
     u32 hist[TOPK_DIGITS];
     u32 groups[TOPK_GROUPS];  // one gather tile's counts per (item, warp), then their prefixes
@@ -680,7 +684,21 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
     const u32 shift = hi - TOPK_DIGIT_BITS;
     for (u32 d = tid; d < TOPK_DIGITS; d += TOPK_THREADS) st.hist[d] = 0;
     __syncthreads();
-    for (u64 j = tid; j < len; j += TOPK_THREADS) {
+    // TOPK_ITEMS loads in flight per thread before their counts (one load at a time leaves the
+    // pass bound by memory latency, not bandwidth).
+    u64 j = tid;
+    for (; j + (u64)(TOPK_ITEMS - 1) * TOPK_THREADS < len; j += (u64)TOPK_ITEMS * TOPK_THREADS) {
+        Bits b[TOPK_ITEMS];
+#pragma unroll
+        for (int t = 0; t < TOPK_ITEMS; ++t) b[t] = sortlab::flip_bits(keys[j + (u64)t * TOPK_THREADS], flip);
+#pragma unroll
+        for (int t = 0; t < TOPK_ITEMS; ++t) {
+            if (hi == (u32)KEY_BITS || (b[t] >> hi) == prefix) {
+                atomicAdd(&st.hist[(u32)(b[t] >> shift) & (TOPK_DIGITS - 1)], 1u);
+            }
+        }
+    }
+    for (; j < len; j += TOPK_THREADS) {
         const Bits b = sortlab::flip_bits(keys[j], flip);
         if (hi == (u32)KEY_BITS || (b >> hi) == prefix) {
             atomicAdd(&st.hist[(u32)(b >> shift) & (TOPK_DIGITS - 1)], 1u);
@@ -806,7 +824,26 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
             same_seen += total >> 16;
             __syncthreads();
         }
-        // 3. Sort the gathered tile, write the first kk.
+        // 3. Sort the gathered tile, write the first kk (one key per thread when they fit).
+        Key* ok = out_k + a * k;
+#if HAS_VALUES
+        Val* ov = out_v + a * k;
+#endif
+        if (gathered <= (u64)TOPK_THREADS) {
+            Bits one[1] = {tid < gathered ? st.u.stage.bits[tid] : sortlab::max_bits<Bits>()};
+            u32 one_pos[1] = {tid < gathered ? st.u.stage.pos[tid] : 0u};
+            __syncthreads();
+            TopSmallSort::sort(one, one_pos, st.u.small, (u32)gathered);
+            if (tid < kk) {
+                ok[tid] = sortlab::key_from_flipped_bits<Key>(one[0], flip);
+#if HAS_VALUES
+                const u64 p = one_pos[0] < sp.len ? one_pos[0] : 0;
+                ov[tid] = values[sp.begin + p];
+#endif
+            }
+            __syncthreads();
+            continue;
+        }
         Bits sb[TOPK_ITEMS];
         u32 sp_pos[TOPK_ITEMS];
 #pragma unroll
@@ -817,10 +854,6 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
         }
         __syncthreads();
         TopSort::sort(sb, sp_pos, st.u.sort, (u32)gathered);
-        Key* ok = out_k + a * k;
-#if HAS_VALUES
-        Val* ov = out_v + a * k;
-#endif
 #pragma unroll
         for (int t = 0; t < TOPK_ITEMS; ++t) {
             const u32 r = tid * TOPK_ITEMS + (u32)t;

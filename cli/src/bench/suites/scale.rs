@@ -10,7 +10,10 @@
 //! - `radix-1gpu-host` and `multi-Ngpu-host` (op `host`): host memory to host memory, uploads
 //!   and downloads included (the issue's RMG-sort comparison).
 //! - `copy-h2d` and `copy-d2h` (op `copy`): pinned copies of the keys' bytes over the host link
-//!   of GPU 0, the rates that bound a streamed sort; `stream-4x` and `stream-16x` (op `host`):
+//!   of GPU 0, the rates that bound a streamed sort; `copy-h2d-pageable` and
+//!   `copy-d2h-pageable` (op `copy`): the same bytes copied from and to ordinary (pageable)
+//!   host memory by the driver, which stages them itself (what a caller's `Vec` gets without
+//!   page-locking); `stream-4x` and `stream-16x` (op `host`):
 //!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes
 //!   (`stream-4x-sorter` and `stream-16x-sorter`: the same through one `StreamSorter` made
 //!   before the timed calls, its lanes and host temporary reused);
@@ -49,6 +52,18 @@ const ARRAY_LEN: usize = 1000;
 /// The streamed arrays' row's name; its budget is a quarter of the keys' bytes.
 const ARRAYS_STREAM: &str = "arrays-stream-4x";
 
+/// The copy rows: pinned host-to-device and device-to-host, then the same from and to pageable
+/// host memory.
+const COPIES: [&str; 4] = [
+    "copy-h2d",
+    "copy-d2h",
+    "copy-h2d-pageable",
+    "copy-d2h-pageable",
+];
+/// The host's own copy of the keys' bytes between two ordinary buffers on every core (rayon,
+/// `stream::par_copy`): the rate that bounds the staging copies of a streamed sort.
+const HOST_COPY: &str = "copy-host";
+
 /// The GPU counts of the multi-GPU rows on a host with `present` GPUs: powers of two from 2,
 /// and `present` itself.
 fn group_sizes(present: usize) -> Vec<usize> {
@@ -79,7 +94,8 @@ fn names(present: usize) -> Vec<String> {
         v.push(format!("alltoall-{g}gpu"));
         v.push(format!("multi-{g}gpu-host"));
     }
-    v.extend(["copy-h2d".to_string(), "copy-d2h".to_string()]);
+    v.extend(COPIES.map(String::from));
+    v.push(HOST_COPY.to_string());
     v.extend(
         STREAM_RATIOS
             .iter()
@@ -168,10 +184,22 @@ impl Point<'_> {
 
     /// Writes the row `algo` (op `op`): `ms` median milliseconds, `bytes` moved.
     fn push<K: CliKey>(&mut self, algo: &str, op: &'static str, ms: f64, bytes: u64) {
+        self.push_on::<K>("gpu", algo, op, ms, bytes)
+    }
+
+    /// A row of `engine` (`gpu`, or `cpu` for the host's own copy).
+    fn push_on<K: CliKey>(
+        &mut self,
+        engine: &'static str,
+        algo: &str,
+        op: &'static str,
+        ms: f64,
+        bytes: u64,
+    ) {
         let row = BenchRow::new(
             RowId {
                 algo: algo.to_string(),
-                engine: "gpu",
+                engine,
                 op,
                 key_type: K::NAME,
                 value_type: None,
@@ -360,8 +388,8 @@ impl Point<'_> {
 
         // The host link and the streamed sort.
         let mut rates = [None, None];
-        if self.wants("copy-h2d")
-            || self.wants("copy-d2h")
+        if self.wants(COPIES[0])
+            || self.wants(COPIES[1])
             || STREAM_RATIOS
                 .iter()
                 .any(|&r| self.wants(&stream_name(r, false)) || self.wants(&stream_name(r, true)))
@@ -377,6 +405,46 @@ impl Point<'_> {
             if self.wants("copy-d2h") {
                 self.push::<K>("copy-d2h", "copy", d2h, bytes);
             }
+        }
+        if self.wants(HOST_COPY) {
+            let mut dst = input.to_vec();
+            let t = time_wall(
+                reps,
+                &mut dst,
+                |_| Ok(()),
+                |d| {
+                    stream::par_copy(d, input);
+                    Ok(())
+                },
+                || Ok(()),
+            )
+            .map_err(gpu_err("benchmarking the host copy"))?;
+            self.push_on::<K>("cpu", HOST_COPY, "copy", t, bytes);
+            self.summary.push(format!(
+                "{HOST_COPY}: {:.1} GB/s of keys copied host to host on {} threads (each byte \
+                 read once and written once)",
+                gbps(bytes, t),
+                rayon::current_num_threads()
+            ));
+        }
+        let mut pageable = None;
+        if self.wants(COPIES[2]) || self.wants(COPIES[3]) {
+            let err = gpu_err("benchmarking pageable copies");
+            let (h2d, d2h) = time_pageable_copies(&gpu, input, reps).map_err(&err)?;
+            pageable = Some((h2d, d2h));
+            if self.wants(COPIES[2]) {
+                self.push::<K>(COPIES[2], "copy", h2d, bytes);
+            }
+            if self.wants(COPIES[3]) {
+                self.push::<K>(COPIES[3], "copy", d2h, bytes);
+            }
+            self.summary.push(format!(
+                "pageable copies: {:.1} GB/s up, {:.1} GB/s down (pinned: {}, {})",
+                gbps(bytes, h2d),
+                gbps(bytes, d2h),
+                rates[0].map_or("-".into(), |r| format!("{r:.1} GB/s")),
+                rates[1].map_or("-".into(), |r| format!("{r:.1} GB/s")),
+            ));
         }
         for (ratio, reused) in STREAM_RATIOS
             .into_iter()
@@ -456,18 +524,21 @@ impl Point<'_> {
             }
         }
         if self.wants(ARRAYS_STREAM) {
-            self.arrays_stream(&gpu, input, rates)?;
+            self.arrays_stream(&gpu, input, rates, pageable)?;
         }
         Ok(())
     }
 
     /// The `arrays-stream-4x` row: arrays of [`ARRAY_LEN`] keys streamed through a quarter of
-    /// their bytes, against the bound of one crossing each way at the measured copy rates.
+    /// their bytes, against the bound of one crossing each way at the measured copy rates, and
+    /// against the driver's own copies of the same bytes from and to pageable memory
+    /// (`pageable`: their milliseconds up and down) where those were measured.
     fn arrays_stream<K: CliKey>(
         &mut self,
         gpu: &Gpu,
         input: &[K],
         rates: [Option<f64>; 2],
+        pageable: Option<(f64, f64)>,
     ) -> Result<(), CliError> {
         let bytes = (input.len() * K::SIZE) as u64;
         let budget = (bytes / 4) as usize;
@@ -521,6 +592,16 @@ impl Point<'_> {
                 100.0 * (up + down) / t
             ));
         }
+        if let Some((up, down)) = pageable {
+            self.summary.push(format!(
+                "{ARRAYS_STREAM}: against the driver's pageable copies of the same bytes \
+                 ({:.3} ms up + {:.3} ms down = {:.3} ms): {:.0}%",
+                up,
+                down,
+                up + down,
+                100.0 * (up + down) / t
+            ));
+        }
         Ok(())
     }
 }
@@ -548,6 +629,33 @@ fn time_pinned_copies<K: CliKey>(
         &mut host,
         |_| Ok(()),
         |h| dev.copy_to_pinned_async(0..n, h, 0),
+        || gpu.synchronize(),
+    )?;
+    Ok((h2d, d2h))
+}
+
+/// Median milliseconds of a host-to-device and a device-to-host copy of `input`'s bytes on
+/// `gpu` from and to pageable host memory (the driver stages them through its own pinned
+/// buffers).
+fn time_pageable_copies<K: CliKey>(
+    gpu: &Gpu,
+    input: &[K],
+    reps: u32,
+) -> sortlab_primitives::Result<(f64, f64)> {
+    let mut host = input.to_vec();
+    let mut dev = DeviceBuffer::<K>::alloc(gpu, input.len())?;
+    let h2d = time_wall(
+        reps,
+        &mut dev,
+        |_| Ok(()),
+        |d| d.copy_from_host(input),
+        || gpu.synchronize(),
+    )?;
+    let d2h = time_wall(
+        reps,
+        &mut host,
+        |_| Ok(()),
+        |h| dev.copy_to_host(h),
         || gpu.synchronize(),
     )?;
     Ok((h2d, d2h))
