@@ -616,22 +616,14 @@ fn time_pinned_copies<K: CliKey>(
     let n = input.len();
     let mut host = PinnedBuffer::<K>::alloc(gpu, n)?;
     host.as_mut_slice()?.copy_from_slice(input);
-    let mut dev = DeviceBuffer::<K>::alloc(gpu, n)?;
-    let h2d = time_wall(
+    time_both_ways(
+        gpu,
         reps,
-        &mut dev,
-        |_| Ok(()),
-        |d| d.copy_from_pinned_async(0, &host, 0..n),
-        || gpu.synchronize(),
-    )?;
-    let d2h = time_wall(
-        reps,
+        n,
         &mut host,
-        |_| Ok(()),
-        |h| dev.copy_to_pinned_async(0..n, h, 0),
-        || gpu.synchronize(),
-    )?;
-    Ok((h2d, d2h))
+        |d, h| d.copy_from_pinned_async(0, h, 0..n),
+        |d, h| d.copy_to_pinned_async(0..n, h, 0),
+    )
 }
 
 /// Median milliseconds of a host-to-device and a device-to-host copy of `input`'s bytes on
@@ -643,19 +635,39 @@ fn time_pageable_copies<K: CliKey>(
     reps: u32,
 ) -> sortlab_primitives::Result<(f64, f64)> {
     let mut host = input.to_vec();
-    let mut dev = DeviceBuffer::<K>::alloc(gpu, input.len())?;
+    time_both_ways(
+        gpu,
+        reps,
+        input.len(),
+        &mut host,
+        |d, h| d.copy_from_host(h),
+        |d, h| d.copy_to_host(h),
+    )
+}
+
+/// Median milliseconds of `up` (host buffer `host` into a device buffer of `n` keys) and of
+/// `down` (back), each after the warm-up calls of [`time_wall`].
+fn time_both_ways<K: CliKey, H>(
+    gpu: &Gpu,
+    reps: u32,
+    n: usize,
+    host: &mut H,
+    mut up: impl FnMut(&mut DeviceBuffer<K>, &H) -> sortlab_primitives::Result<()>,
+    mut down: impl FnMut(&DeviceBuffer<K>, &mut H) -> sortlab_primitives::Result<()>,
+) -> sortlab_primitives::Result<(f64, f64)> {
+    let mut dev = DeviceBuffer::<K>::alloc(gpu, n)?;
     let h2d = time_wall(
         reps,
         &mut dev,
         |_| Ok(()),
-        |d| d.copy_from_host(input),
+        |d| up(d, host),
         || gpu.synchronize(),
     )?;
     let d2h = time_wall(
         reps,
-        &mut host,
+        host,
         |_| Ok(()),
-        |h| dev.copy_to_host(h),
+        |h| down(&dev, h),
         || gpu.synchronize(),
     )?;
     Ok((h2d, d2h))
