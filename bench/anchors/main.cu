@@ -100,7 +100,7 @@ const char* kUsage =
     "  --patterns LIST   uniform, full-range, gaussian, zipf, few-distinct, all-equal,\n"
     "                    ascending, descending, pipe-organ, saw-short, saw-long, sorted-95,\n"
     "                    k-sorted:K (k-sorted = k-sorted:16), float-specials, segments-1000,\n"
-    "                    segments-varying, or 'all' (k-sorted:16,256,4096 and the rest)\n"
+    "                    segments-varying, segments-powerlaw, or 'all' (k-sorted:16,256,4096 and the rest)\n"
     "                    (default uniform). segments-* apply to the segmented sorts only (which\n"
     "                    runs both layouts, uniform keys, when none is given); the others apply\n"
     "                    to every other op. copy runs once per n.\n"
@@ -156,7 +156,8 @@ bool parse_pattern(const std::string& s, PatternSpec* out) {
       {"sorted-95", PatKind::Sorted95},
       {"float-specials", PatKind::FloatSpecials},
       {"segments-1000", PatKind::Segments1000},
-      {"segments-varying", PatKind::SegmentsVarying}};
+      {"segments-varying", PatKind::SegmentsVarying},
+      {"segments-powerlaw", PatKind::SegmentsPowerLaw}};
   for (const auto& e : simple) {
     if (s == e.first) {
       out->kind = e.second;
@@ -179,7 +180,8 @@ bool parse_pattern(const std::string& s, PatternSpec* out) {
 }
 
 bool is_segment_pattern(const PatternSpec& p) {
-  return p.kind == PatKind::Segments1000 || p.kind == PatKind::SegmentsVarying;
+  return p.kind == PatKind::Segments1000 || p.kind == PatKind::SegmentsVarying ||
+         p.kind == PatKind::SegmentsPowerLaw;
 }
 
 std::string today_utc() {
@@ -256,7 +258,7 @@ int main_impl(int argc, char** argv) {
                {"uniform", "full-range", "gaussian", "zipf", "few-distinct", "all-equal",
                 "ascending", "descending", "pipe-organ", "saw-short", "saw-long", "sorted-95",
                 "k-sorted:16", "k-sorted:256", "k-sorted:4096", "float-specials",
-                "segments-1000", "segments-varying"}) {
+                "segments-1000", "segments-varying", "segments-powerlaw"}) {
             PatternSpec p;
             parse_pattern(name, &p);
             patterns.push_back(p);
@@ -291,7 +293,7 @@ int main_impl(int argc, char** argv) {
     key_patterns.push_back(p);
   }
   if (seg_patterns.empty()) {
-    for (const char* name : {"segments-1000", "segments-varying"}) {
+    for (const char* name : {"segments-1000", "segments-varying", "segments-powerlaw"}) {
       PatternSpec p;
       parse_pattern(name, &p);
       seg_patterns.push_back(p);

@@ -24,6 +24,7 @@ enum class PatKind : int {
                     // ordinary values in -2^31..2^31, a quarter random bits
   Segments1000,     // segmented sort: segments of 1000 keys (keys: Uniform)
   SegmentsVarying,  // segmented sort: log-uniform lengths in [1, 4096] (keys: Uniform)
+  SegmentsPowerLaw, // segmented sort: Pareto lengths of mean 1024, at least 512 (keys: Uniform)
 };
 
 struct PatternSpec {

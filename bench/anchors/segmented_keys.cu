@@ -7,6 +7,8 @@
 // Segment offsets (num_segments + 1 entries, first 0, last n). "segments-1000": fixed length
 // 1000 (the last one shorter). "segments-varying": lengths log-uniform in [1, 4096]
 // (floor(2^(12u)), u uniform in [0,1)), mean about 490, deterministic from the seed.
+// "segments-powerlaw": Pareto lengths of mean 1024 (ceil(512 / sqrt(u)), u uniform in (0,1]),
+// as sortlab's bench draws them.
 static std::vector<int> segment_offsets(const Ctx& c, const PatternSpec& p, uint64_t n) {
   std::vector<int> offs;
   offs.push_back(0);
@@ -15,6 +17,9 @@ static std::vector<int> segment_offsets(const Ctx& c, const PatternSpec& p, uint
     uint64_t len;
     if (p.kind == PatKind::Segments1000) {
       len = 1000;
+    } else if (p.kind == PatKind::SegmentsPowerLaw) {
+      const double u = double((mix64(c.seed ^ (0x507E4Aull + i)) >> 11) + 1) * (1.0 / 9007199254740992.0);
+      len = uint64_t(std::ceil(512.0 / std::sqrt(u)));
     } else {
       const double u = double(mix64(c.seed ^ (0xABCDEFull + i)) >> 11) * (1.0 / 9007199254740992.0);
       len = std::max<uint64_t>(1, uint64_t(std::floor(std::exp2(12.0 * u))));

@@ -5,7 +5,10 @@
 //!
 //! - `segments-1000`: arrays of 1000 keys (the last one shorter);
 //! - `segments-varying`: lengths log-uniform in `[1, 4096]` (`floor(2^(12u))`, mean about 490),
-//!   from the same hash as the anchor's.
+//!   from the same hash as the anchor's;
+//! - `segments-powerlaw`: Pareto lengths of mean 1024 (`ceil(512 / sqrt(u))`, `u` in `(0, 1]`:
+//!   at least 512, a tail that puts 1/8 of the keys in arrays longer than 4096), as `sortlab gen
+//!   --arrays power-law:1024` draws them, from the anchor's hash.
 //!
 //! Keys follow `--pattern` inside the arrays (uniform by default, as the anchor's); a row's
 //! pattern is the layout's name, with `/PATTERN` added for other key patterns. Rows: op
@@ -43,7 +46,7 @@ use crate::with_key_type;
 use super::point::Out;
 
 /// The array layouts, by the names of CUB's anchor patterns.
-const LAYOUTS: [&str; 2] = ["segments-1000", "segments-varying"];
+const LAYOUTS: [&str; 3] = ["segments-1000", "segments-varying", "segments-powerlaw"];
 /// The CPU twin's row.
 const CPU: &str = "arrays";
 /// The top-k's layout: rows of [`ROW_LEN`] keys.
@@ -84,6 +87,11 @@ fn layout_offsets(layout: &str, n: u64) -> Vec<u64> {
             1000
         } else if layout == ROWS {
             ROW_LEN
+        } else if layout == LAYOUTS[2] {
+            // u in (0, 1]: the length is finite.
+            let u = ((splitmix64(LAYOUT_SEED ^ 0x50_7E4A_u64.wrapping_add(i)) >> 11) + 1) as f64
+                * (1.0 / 9_007_199_254_740_992.0);
+            (512.0 / u.sqrt()).ceil() as u64
         } else {
             // splitmix64 is the anchors' `mix64` (patterns.cuh).
             let u = (splitmix64(LAYOUT_SEED ^ 0xAB_CDEF_u64.wrapping_add(i)) >> 11) as f64
@@ -358,6 +366,24 @@ mod tests {
         let mean = n as f64 / lens.len() as f64;
         assert!((400.0..600.0).contains(&mean), "mean length {mean}");
         assert_eq!(layout_offsets(LAYOUTS[1], 0), vec![0]);
+        let n = 1 << 24;
+        let power = layout_offsets(LAYOUTS[2], n);
+        assert_eq!((power[0], *power.last().unwrap()), (0, n));
+        let lens: Vec<u64> = power.windows(2).map(|w| w[1] - w[0]).collect();
+        let body = &lens[..lens.len() - 1];
+        assert!(
+            body.iter().all(|&l| l >= 512),
+            "shortest {:?}",
+            body.iter().min()
+        );
+        let mean = n as f64 / lens.len() as f64;
+        assert!((900.0..1150.0).contains(&mean), "mean length {mean}");
+        let long: u64 = lens.iter().filter(|&&l| l > 4096).sum();
+        let share = long as f64 / n as f64;
+        assert!(
+            (0.07..0.2).contains(&share),
+            "keys in arrays past 4096: {share}"
+        );
     }
 
     #[test]
