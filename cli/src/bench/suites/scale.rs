@@ -76,7 +76,6 @@ fn group_sizes(present: usize) -> Vec<usize> {
     v
 }
 
-/// Every row name the suite knows on a host with `present` GPUs.
 /// The streamed row of budget `bytes / ratio`: one call of `gpu-sorts::stream` per sort, or
 /// with `reused` one `StreamSorter` for every call.
 fn stream_name(ratio: u64, reused: bool) -> String {
@@ -87,6 +86,7 @@ fn stream_name(ratio: u64, reused: bool) -> String {
     }
 }
 
+/// Every row name the suite knows on a host with `present` GPUs.
 fn names(present: usize) -> Vec<String> {
     let mut v = vec!["radix-1gpu".to_string(), "radix-1gpu-host".to_string()];
     for g in group_sizes(present) {
@@ -399,11 +399,11 @@ impl Point<'_> {
             let err = gpu_err(what);
             let (h2d, d2h) = time_pinned_copies(&gpu, input, reps).map_err(&err)?;
             rates = [Some(gbps(bytes, h2d)), Some(gbps(bytes, d2h))];
-            if self.wants("copy-h2d") {
-                self.push::<K>("copy-h2d", "copy", h2d, bytes);
+            if self.wants(COPIES[0]) {
+                self.push::<K>(COPIES[0], "copy", h2d, bytes);
             }
-            if self.wants("copy-d2h") {
-                self.push::<K>("copy-d2h", "copy", d2h, bytes);
+            if self.wants(COPIES[1]) {
+                self.push::<K>(COPIES[1], "copy", d2h, bytes);
             }
         }
         if self.wants(HOST_COPY) {
