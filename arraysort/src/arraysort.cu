@@ -672,6 +672,8 @@ struct TopStorage {
     u32 digit;                // the digit search's answer
     unsigned long long below;
     unsigned long long count;
+    Bits all_and;             // the first pass's AND and OR of every key's bits: the bits that
+    Bits all_or;              // all keys share (where they agree) are skipped
 };
 
 // One radix-select pass over array [begin, begin + len): the histogram of the digit below `hi`
@@ -682,8 +684,15 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
                                            TopStorage& st) {
     const u32 tid = threadIdx.x;
     const u32 shift = hi - TOPK_DIGIT_BITS;
+    const bool first = hi == (u32)KEY_BITS;
     for (u32 d = tid; d < TOPK_DIGITS; d += TOPK_THREADS) st.hist[d] = 0;
+    if (tid == 0) {
+        st.all_and = ~Bits(0);
+        st.all_or = 0;
+    }
     __syncthreads();
+    // The first pass also takes the AND and OR of every key (two operations a key).
+    Bits all_and = ~Bits(0), all_or = 0;
     // TOPK_ITEMS loads in flight per thread before their counts (one load at a time leaves the
     // pass bound by memory latency, not bandwidth).
     u64 j = tid;
@@ -693,16 +702,24 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
         for (int t = 0; t < TOPK_ITEMS; ++t) b[t] = sortlab::flip_bits(keys[j + (u64)t * TOPK_THREADS], flip);
 #pragma unroll
         for (int t = 0; t < TOPK_ITEMS; ++t) {
-            if (hi == (u32)KEY_BITS || (b[t] >> hi) == prefix) {
+            all_and &= b[t];
+            all_or |= b[t];
+            if (first || (b[t] >> hi) == prefix) {
                 atomicAdd(&st.hist[(u32)(b[t] >> shift) & (TOPK_DIGITS - 1)], 1u);
             }
         }
     }
     for (; j < len; j += TOPK_THREADS) {
         const Bits b = sortlab::flip_bits(keys[j], flip);
-        if (hi == (u32)KEY_BITS || (b >> hi) == prefix) {
+        all_and &= b;
+        all_or |= b;
+        if (first || (b >> hi) == prefix) {
             atomicAdd(&st.hist[(u32)(b >> shift) & (TOPK_DIGITS - 1)], 1u);
         }
+    }
+    if (first) {
+        atomicAnd(&st.all_and, all_and);
+        atomicOr(&st.all_or, all_or);
     }
     __syncthreads();
     if (tid < 32) {
@@ -750,11 +767,29 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
         Bits prefix = 0;
         u64 before = 0, count = sp.len;
         while (before + count > (u64)TOPK_CAP && shift > 0) {
+            const bool first = shift == (u32)KEY_BITS;
             top_k_pass(in, sp.len, flip, shift, prefix, kk - before, st);
             shift -= TOPK_DIGIT_BITS;
             prefix = (prefix << TOPK_DIGIT_BITS) | (Bits)st.digit;
             before += st.below;
             count = st.count;
+            if (first && count == sp.len) {
+                // Every key has the k-th key's top digit: skip every further digit that all
+                // keys share (they agree on every bit above the highest bit where the AND and
+                // the OR differ), keys of a narrow range in a wide type (u64 keys below 2^31:
+                // four digits) included. All keys equal resolve every bit at once.
+                const Bits differ = st.all_and ^ st.all_or;
+                u32 keep = 0;  // bits below the shared ones, rounded up to whole digits
+                if (differ != 0) {
+                    const u32 top = sizeof(Bits) == 8 ? 63u - (u32)__clzll((long long)differ)
+                                                      : 31u - (u32)__clz((int)differ);
+                    keep = (top / TOPK_DIGIT_BITS + 1) * TOPK_DIGIT_BITS;
+                }
+                if (keep < shift) {
+                    shift = keep;
+                    prefix = keep == (u32)KEY_BITS ? Bits(0) : st.all_and >> keep;
+                }
+            }
         }
         // Keys with the prefix taken: all of them, or the first kk - before when every bit is
         // resolved and they do not fit (they are then equal: the stable order takes the first).
