@@ -676,6 +676,17 @@ struct TopStorage {
     Bits all_or;              // all keys share (where they agree) are skipped
 };
 
+// One key's part of a select pass: its bits join the AND and the OR, and its digit below `hi` is
+// counted when its bits above `hi` equal `prefix` (every key in the first pass).
+__device__ __forceinline__ void top_k_count(Bits b, bool first, u32 hi, Bits prefix, Bits& all_and, Bits& all_or,
+                                            TopStorage& st) {
+    all_and &= b;
+    all_or |= b;
+    if (first || (b >> hi) == prefix) {
+        atomicAdd(&st.hist[(u32)(b >> (hi - TOPK_DIGIT_BITS)) & (TOPK_DIGITS - 1)], 1u);
+    }
+}
+
 // One radix-select pass over array [begin, begin + len): the histogram of the digit below `hi`
 // among keys whose bits above `hi` equal `prefix` (every key when hi == KEY_BITS), then the digit
 // holding the `need`-th of them (1-based). Returns through st (digit, below: how many of them
@@ -683,7 +694,6 @@ struct TopStorage {
 __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, u32 hi, Bits prefix, u64 need,
                                            TopStorage& st) {
     const u32 tid = threadIdx.x;
-    const u32 shift = hi - TOPK_DIGIT_BITS;
     const bool first = hi == (u32)KEY_BITS;
     for (u32 d = tid; d < TOPK_DIGITS; d += TOPK_THREADS) st.hist[d] = 0;
     if (tid == 0) {
@@ -701,21 +711,10 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
 #pragma unroll
         for (int t = 0; t < TOPK_ITEMS; ++t) b[t] = sortlab::flip_bits(keys[j + (u64)t * TOPK_THREADS], flip);
 #pragma unroll
-        for (int t = 0; t < TOPK_ITEMS; ++t) {
-            all_and &= b[t];
-            all_or |= b[t];
-            if (first || (b[t] >> hi) == prefix) {
-                atomicAdd(&st.hist[(u32)(b[t] >> shift) & (TOPK_DIGITS - 1)], 1u);
-            }
-        }
+        for (int t = 0; t < TOPK_ITEMS; ++t) top_k_count(b[t], first, hi, prefix, all_and, all_or, st);
     }
     for (; j < len; j += TOPK_THREADS) {
-        const Bits b = sortlab::flip_bits(keys[j], flip);
-        all_and &= b;
-        all_or |= b;
-        if (first || (b >> hi) == prefix) {
-            atomicAdd(&st.hist[(u32)(b >> shift) & (TOPK_DIGITS - 1)], 1u);
-        }
+        top_k_count(sortlab::flip_bits(keys[j], flip), first, hi, prefix, all_and, all_or, st);
     }
     if (first) {
         atomicAnd(&st.all_and, all_and);
@@ -745,6 +744,21 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
         }
     }
     __syncthreads();
+}
+
+// Writes output rank r of array `sp`: the key from its bits, and (with values) the value at its
+// position in the array.
+__device__ __forceinline__ void top_k_emit(Key* ok, Val* ov, const Val* values, Span sp, u32 r, Bits bits, u32 pos,
+                                           Bits flip) {
+    ok[r] = sortlab::key_from_flipped_bits<Key>(bits, flip);
+#if HAS_VALUES
+    ov[r] = values[sp.begin + (pos < sp.len ? pos : 0u)];
+#else
+    (void)ov;
+    (void)values;
+    (void)sp;
+    (void)pos;
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(TOPK_THREADS)
@@ -861,21 +875,13 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
         }
         // 3. Sort the gathered tile, write the first kk (one key per thread when they fit).
         Key* ok = out_k + a * k;
-#if HAS_VALUES
-        Val* ov = out_v + a * k;
-#endif
+        Val* ov = HAS_VALUES ? out_v + a * k : out_v;
         if (gathered <= (u64)TOPK_THREADS) {
             Bits one[1] = {tid < gathered ? st.u.stage.bits[tid] : sortlab::max_bits<Bits>()};
             u32 one_pos[1] = {tid < gathered ? st.u.stage.pos[tid] : 0u};
             __syncthreads();
             TopSmallSort::sort(one, one_pos, st.u.small, (u32)gathered);
-            if (tid < kk) {
-                ok[tid] = sortlab::key_from_flipped_bits<Key>(one[0], flip);
-#if HAS_VALUES
-                const u64 p = one_pos[0] < sp.len ? one_pos[0] : 0;
-                ov[tid] = values[sp.begin + p];
-#endif
-            }
+            if (tid < kk) top_k_emit(ok, ov, values, sp, tid, one[0], one_pos[0], flip);
             __syncthreads();
             continue;
         }
@@ -892,13 +898,7 @@ top_k_select(const Key* keys, const Val* values, const Offset* offsets, u64 fixe
 #pragma unroll
         for (int t = 0; t < TOPK_ITEMS; ++t) {
             const u32 r = tid * TOPK_ITEMS + (u32)t;
-            if (r < kk) {
-                ok[r] = sortlab::key_from_flipped_bits<Key>(sb[t], flip);
-#if HAS_VALUES
-                const u64 p = sp_pos[t] < sp.len ? sp_pos[t] : 0;
-                ov[r] = values[sp.begin + p];
-#endif
-            }
+            if (r < kk) top_k_emit(ok, ov, values, sp, r, sb[t], sp_pos[t], flip);
         }
         __syncthreads();
     }

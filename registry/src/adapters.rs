@@ -266,7 +266,8 @@ pub(crate) fn approx_refine_arrays_gpu<K: SortKey>(
     approx_refine_by(gpu, keys, order, approxsort::RefineVariant::Arrays)
 }
 
-/// `approx-refine-arrays` pairs on the GPU.
+/// `approx-refine-arrays` pairs on the GPU. Not stable, though its arrays step is: the approximate
+/// pass before it places equal keys by the timing of atomics.
 pub(crate) fn approx_refine_arrays_pairs_gpu<K: SortKey, V: SortValue>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
