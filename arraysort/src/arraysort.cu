@@ -15,10 +15,10 @@
 //                       the block classes: one array per block, BlockMergeSort over a tile of
 //                       512, 1024, 2048 or 4096 keys (BLOCKnnn_THREADS * BLOCKnnn_ITEMS; the
 //                       4096 tile only where HAS_BLOCK4096: its static shared memory must fit)
-//   sort_large          arrays longer than the tile: one block per array, LSD radix sort with
-//                       RADIX_BITS-bit digits through scratch (per tile BlockRadixSort by the digit,
-//                       then a stable scatter by the array's digit offsets); digits that are the
-//                       same for the whole array are skipped
+//   large_plan, large_runs, large_partition, large_merge
+//                       arrays longer than the tile: cut into tiles, each sorted as a run by the
+//                       largest block class, then merged pairwise inside each array, a merge-path
+//                       pass per doubling, every pass over the whole device (see the section)
 //   paper_sort          GPU-ArraySort (Awan and Saeed), one block per array: regular sample,
 //                       splitters, buckets, insertion sort of each bucket
 //   iota, tag_of_index, gather   the tagged baseline's helpers
@@ -28,16 +28,15 @@
 //                       into shared memory, a block merge sort of the tile, the first k written
 //   top_k_compact       the top-k's sort path for k past one tile: after a copy of the keys
 //                       (values) sorted whole by the fast sort, each array's first k
-//   zero_counts, find_decrease   housekeeping, and the explicit offsets check
+//   zero_words, find_decrease   housekeeping, and the explicit offsets check
 //
 // Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
-// SMALL_THREADS, BLOCK512_THREADS, BLOCK512_ITEMS (and for 1024, 2048, 4096), LARGE_THREADS, LARGE_ITEMS,
-// RADIX_BITS, PAPER_THREADS, TOPK_THREADS, TOPK_ITEMS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512,
-// CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class numbers,
+// SMALL_THREADS, BLOCK512_THREADS, BLOCK512_ITEMS (and for 1024, 2048, 4096), PAPER_THREADS,
+// TOPK_THREADS, TOPK_ITEMS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512, CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class numbers,
 // as the host's SizeClass::index), HAS_BLOCK4096.
 #include "sortlab/block/block_load_store.cuh"
+#include "sortlab/block/block_merge.cuh"
 #include "sortlab/block/block_merge_sort.cuh"
-#include "sortlab/block/block_radix_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
 #include "sortlab/warp/shuffle.cuh"
@@ -61,15 +60,6 @@
 #endif
 #ifndef HAS_BLOCK4096
 #define HAS_BLOCK4096 1
-#endif
-#ifndef LARGE_THREADS
-#define LARGE_THREADS 256
-#endif
-#ifndef LARGE_ITEMS
-#define LARGE_ITEMS 8
-#endif
-#ifndef RADIX_BITS
-#define RADIX_BITS 6
 #endif
 #ifndef PAPER_THREADS
 #define PAPER_THREADS 128
@@ -108,11 +98,7 @@ typedef sortlab::NullValue SortVal;
 #else
 #define TILE_CAP B2048_CAP
 #endif
-#define LARGE_CAP (LARGE_THREADS * LARGE_ITEMS)
 #define KEY_BITS (8 * (int)sizeof(Bits))
-#define DIGITS (1 << RADIX_BITS)
-#define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
-static_assert(DIGITS <= LARGE_THREADS, "sort_large updates one digit offset per thread");
 
 // ---- Array bounds. ----
 
@@ -190,9 +176,9 @@ classify(const Offset* offsets, u64 arrays, u64 n, u64* lists, unsigned long lon
     }
 }
 
-// counts[0 .. CLASS_COUNT) = 0.
-extern "C" __global__ void zero_counts(unsigned long long* counts) {
-    if (threadIdx.x < CLASS_COUNT) counts[threadIdx.x] = 0;
+// words[0 .. n) = 0, n at most the block's threads.
+extern "C" __global__ void zero_words(unsigned long long* words, u32 n) {
+    if (threadIdx.x < n) words[threadIdx.x] = 0;
 }
 
 // The i-th array of a class: list[i], or i itself when there is no list (fixed length).
@@ -272,6 +258,9 @@ GROUP_KERNEL(32)
 
 // ---- The block classes: one array per block, merge sorted in one tile. ----
 
+// values + i with values (keys only: the unused pointer itself, which may be null).
+__device__ __forceinline__ Val* at(Val* values, u64 i) { return HAS_VALUES ? values + i : values; }
+
 template <int Threads, int Items> struct TileSort {
     typedef sortlab::BlockMergeSort<Bits, SortVal, Threads, Items> Sort;
     typedef sortlab::BlockLoad<Key, Threads, Items> LoadKeys;
@@ -286,38 +275,46 @@ template <int Threads, int Items> struct TileSort {
         typename StoreValues::TempStorage store_values;
     };
 
+    // Sorts the `valid` keys (values) at ik (iv) into ok (ov): in place when they are the same (the
+    // whole tile is read before any of it is written).
+    static __device__ __forceinline__ void sort_span(const Key* ik, const Val* iv, Key* ok, Val* ov, u32 valid,
+                                                     Bits flip, Storage& st) {
+        (void)iv;
+        (void)ov;
+        Key k[Items];
+        LoadKeys::load(ik, k, valid, Key(), st.load_keys);
+        __syncthreads();
+        Bits b[Items];
+#pragma unroll
+        for (int t = 0; t < Items; ++t) b[t] = sortlab::flip_bits(k[t], flip);
+#if HAS_VALUES
+        Val v[Items];
+        LoadValues::load(iv, v, valid, Val(), st.load_values);
+        __syncthreads();
+        Sort::sort(b, v, st.sort, valid);
+#else
+        Sort::sort(b, st.sort, valid);
+#endif
+        __syncthreads();
+#pragma unroll
+        for (int t = 0; t < Items; ++t) k[t] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
+        StoreKeys::store(ok, k, valid, st.store_keys);
+        __syncthreads();
+#if HAS_VALUES
+        StoreValues::store(ov, v, valid, st.store_values);
+        __syncthreads();
+#endif
+    }
+
     static __device__ __forceinline__ void run(Key* keys, Val* values, const Offset* offsets, u64 fixed_len,
                                                const u64* list, const unsigned long long* count, u64 arrays, u64 n,
                                                Bits flip, Storage& st) {
-        (void)values;
         const u64 total = class_count(count, arrays);
         for (u64 i = blockIdx.x; i < total; i += gridDim.x) {
             const Span s = array_span(offsets, fixed_len, array_at(list, i), n);
             // The host puts only arrays of at most Threads * Items keys in this class; clamp anyway.
             const u32 valid = (u32)(s.len < (u64)(Threads * Items) ? s.len : (u64)(Threads * Items));
-            Key k[Items];
-            LoadKeys::load(keys + s.begin, k, valid, Key(), st.load_keys);
-            __syncthreads();
-            Bits b[Items];
-#pragma unroll
-            for (int t = 0; t < Items; ++t) b[t] = sortlab::flip_bits(k[t], flip);
-#if HAS_VALUES
-            Val v[Items];
-            LoadValues::load(values + s.begin, v, valid, Val(), st.load_values);
-            __syncthreads();
-            Sort::sort(b, v, st.sort, valid);
-#else
-            Sort::sort(b, st.sort, valid);
-#endif
-            __syncthreads();
-#pragma unroll
-            for (int t = 0; t < Items; ++t) k[t] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
-            StoreKeys::store(keys + s.begin, k, valid, st.store_keys);
-            __syncthreads();
-#if HAS_VALUES
-            StoreValues::store(values + s.begin, v, valid, st.store_values);
-            __syncthreads();
-#endif
+            sort_span(keys + s.begin, at(values, s.begin), keys + s.begin, at(values, s.begin), valid, flip, st);
         }
     }
 };
@@ -337,125 +334,181 @@ BLOCK_KERNEL(2048)
 BLOCK_KERNEL(4096)
 #endif
 
-// ---- The large class: one block per array, LSD radix sort through scratch. ----
+// ---- The large class: runs of one tile sorted, then merged pairwise inside each array. ----
+//
+// Array i of the class (list index i) of len > RUN keys is cut into ceil(len / RUN) tiles of RUN
+// keys (the largest block class's tile). Each tile is sorted as a run by that class's block sort,
+// then runs are merged pairwise inside the array, one merge-path pass per doubling of the run
+// width (passes(len) = ceil(log2(tiles)) of them), every pass spread over the whole device one
+// output tile a block, so one long array uses every multiprocessor. The passes alternate between
+// keys and the scratch copy tk (values: tv); the runs are sorted into keys when the array needs an
+// even number of passes and into tk when odd, so the last pass of every array ends in keys.
+//   large_plan       one thread per array: its first tile's index in the class's tile list
+//                    (tile_first[i], taken from a counter: the tiles of one array are consecutive,
+//                    arrays in any order), tile_array[g] = i for its tiles, and the most passes any
+//                    array needs (meta[1]; meta[0] ends as the tile count)
+//   large_runs       one block per tile: the tile sorted
+//   large_partition  pass p, one thread per tile: where the tile's slice of the left run starts
+//   large_merge      pass p, one block per tile: its outputs merged from the two runs' slices by
+//                    primitives' BlockMerge; tiles of arrays that need fewer passes skip
+// Every kernel reads the tile count from meta (no host round trip); the host launches enough
+// passes for the longest array the call could hold, and passes past meta[1] return at once.
 
-typedef sortlab::BlockRadixSort<Bits, SortVal, LARGE_THREADS, LARGE_ITEMS, RADIX_BITS> LargeSort;
-typedef sortlab::BlockLoad<Key, LARGE_THREADS, LARGE_ITEMS> LargeLoadKeys;
-typedef sortlab::BlockLoad<Val, LARGE_THREADS, LARGE_ITEMS> LargeLoadValues;
-struct LargeStorage {
-    union Phases {
-        LargeLoadKeys::TempStorage load_keys;
-        LargeLoadValues::TempStorage load_values;
-        LargeSort::TempStorage sort;
-    } u;
-    u32 hist[PASSES][DIGITS];  // the array's digit counts, every pass
-    u64 bin[DIGITS];           // the next output position of each digit in this pass
-    u32 tile_offsets[DIGITS];  // the sorted tile's digit offsets and counts (DigitSink)
-    u32 tile_counts[DIGITS];
-};
-
-// Sorts keys (values) [begin, begin + len) with the scratch keys tk (values tv) at the same
-// positions; the result ends in keys (values).
-extern "C" __global__ void __launch_bounds__(LARGE_THREADS)
-sort_large(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 fixed_len, const u64* list,
-           const unsigned long long* count, u64 arrays, u64 n, Bits flip) {
-    (void)values;
-    (void)tv;
-    __shared__ LargeStorage st;
-    const u32 tid = threadIdx.x;
-    const u64 total = class_count(count, arrays);
-    for (u64 i = blockIdx.x; i < total; i += gridDim.x) {
-        const Span s = array_span(offsets, fixed_len, array_at(list, i), n);
-        for (u32 d = tid; d < PASSES * DIGITS; d += LARGE_THREADS) st.hist[d / DIGITS][d % DIGITS] = 0;
-        __syncthreads();
-        for (u64 j = tid; j < s.len; j += LARGE_THREADS) {
-            const Bits b = sortlab::flip_bits(keys[s.begin + j], flip);
-#pragma unroll
-            for (int p = 0; p < PASSES; ++p) {
-                atomicAdd(&st.hist[p][sortlab::radix_digit(b, (u32)(p * RADIX_BITS), RADIX_BITS)], 1u);
-            }
-        }
-        __syncthreads();
-        Key* src_k = keys + s.begin;
-        Key* dst_k = tk + s.begin;
-#if HAS_VALUES
-        Val* src_v = values + s.begin;
-        Val* dst_v = tv + s.begin;
-#endif
-        for (int p = 0; p < PASSES; ++p) {
-            const u32 shift = (u32)(p * RADIX_BITS);
-            const u32 end = shift + RADIX_BITS < (u32)KEY_BITS ? shift + RADIX_BITS : (u32)KEY_BITS;
-            // A digit shared by every key of the array: the pass would not move anything.
-            bool skip = false;
-            for (int d = 0; d < DIGITS; ++d) skip |= (u64)st.hist[p][d] == s.len;
-            if (skip) continue;  // uniform across the block: st.hist is only read here
-            if (tid == 0) {
-                u64 run = 0;
-                for (int d = 0; d < DIGITS; ++d) {
-                    st.bin[d] = run;
-                    run += st.hist[p][d];
-                }
-            }
-            __syncthreads();
-            for (u64 base = 0; base < s.len; base += LARGE_CAP) {
-                const u32 valid = (u32)(s.len - base < (u64)LARGE_CAP ? s.len - base : (u64)LARGE_CAP);
-                Key k[LARGE_ITEMS];
-                LargeLoadKeys::load(src_k + base, k, valid, Key(), st.u.load_keys);
-                __syncthreads();
-                Bits b[LARGE_ITEMS];
-#pragma unroll
-                for (int t = 0; t < LARGE_ITEMS; ++t) b[t] = sortlab::flip_bits(k[t], flip);
-                sortlab::DigitSink sink;
-                sink.offsets = st.tile_offsets;
-                sink.counts = st.tile_counts;
-                sink.valid = valid;
-#if HAS_VALUES
-                Val v[LARGE_ITEMS];
-                LargeLoadValues::load(src_v + base, v, valid, Val(), st.u.load_values);
-                __syncthreads();
-                LargeSort::sort(b, v, st.u.sort, valid, (int)shift, (int)end, sink);
+#if HAS_BLOCK4096
+#define RUN_THREADS BLOCK4096_THREADS
+#define RUN_ITEMS BLOCK4096_ITEMS
 #else
-                LargeSort::sort(b, st.u.sort, valid, (int)shift, (int)end, sink);
+#define RUN_THREADS BLOCK2048_THREADS
+#define RUN_ITEMS BLOCK2048_ITEMS
 #endif
-                // Blocked out: element r = tid * LARGE_ITEMS + t of the tile, sorted by the digit.
-#pragma unroll
-                for (int t = 0; t < LARGE_ITEMS; ++t) {
-                    const u32 r = tid * LARGE_ITEMS + (u32)t;
-                    if (r < valid) {
-                        const u32 d = sortlab::radix_digit(b[t], shift, end - shift);
-                        const u64 to = st.bin[d] + (r - st.tile_offsets[d]);
-                        // Always true for valid offsets; arrays that overlap (bad offsets) may
-                        // change under this block, and must still not write past the array.
-                        if (to >= s.len) continue;
-                        dst_k[to] = sortlab::key_from_flipped_bits<Key>(b[t], flip);
+#define RUN (RUN_THREADS * RUN_ITEMS)
+static_assert(RUN == TILE_CAP, "the large class's runs are the largest block tile");
+static_assert((RUN & (RUN - 1)) == 0, "run widths double from a power of two");
+typedef TileSort<RUN_THREADS, RUN_ITEMS> RunSort;
+typedef sortlab::BlockMerge<Key, Bits, SortVal, RUN_THREADS, RUN_ITEMS> RunMerge;
+static_assert(RunMerge::SMEM_BYTES <= 48 * 1024, "the merge tile fits static shared memory");
+
+// Merge passes an array of len keys needs: ceil(log2(ceil(len / RUN))).
+__device__ __forceinline__ u32 large_passes(u64 len) {
+    const u64 tiles = (len + RUN - 1) / RUN;
+    return tiles <= 1 ? 0u : 64u - (u32)__clzll((long long)(tiles - 1));
+}
+
+// The tile of index g: its array's span, its index t in the array, and the array's pass count.
+struct LargeTile {
+    Span s;
+    u64 t;
+    u32 passes;
+};
+__device__ __forceinline__ LargeTile large_tile(const Offset* offsets, u64 fixed_len, const u64* list, u64 n,
+                                                const u64* tile_first, const u32* tile_array, u64 g) {
+    const u32 i = tile_array[g];
+    LargeTile lt;
+    lt.s = array_span(offsets, fixed_len, array_at(list, i), n);
+    lt.t = g - tile_first[i];
+    lt.passes = large_passes(lt.s.len);
+    return lt;
+}
+
+// The tile count, clamped to the host's bound `tiles` (meta[0] counts every array's tiles).
+__device__ __forceinline__ u64 large_tile_count(const unsigned long long* meta, u64 tiles) {
+    const u64 c = (u64)meta[0];
+    return c < tiles ? c : tiles;
+}
+
+// meta[0 .. 2) must be zero. `tiles`: the host's bound on the tile count (the list's length).
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+large_plan(const Offset* offsets, u64 fixed_len, const u64* list, const unsigned long long* count, u64 arrays, u64 n,
+           u64 tiles, u64* tile_first, u32* tile_array, unsigned long long* meta) {
+    const u64 total = class_count(count, arrays);
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 i = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; i < total; i += stride) {
+        const u64 len = array_span(offsets, fixed_len, array_at(list, i), n).len;
+        const u64 own = (len + RUN - 1) / RUN;
+        const u64 first = atomicAdd(&meta[0], (unsigned long long)own);
+        atomicMax(&meta[1], (unsigned long long)large_passes(len));
+        tile_first[i] = first;
+        // Clamped arrays' tiles never pass the bound; the test keeps bad offsets in bounds.
+        for (u64 t = 0; t < own && first + t < tiles; ++t) tile_array[first + t] = (u32)i;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(RUN_THREADS)
+large_runs(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 fixed_len, const u64* list, u64 n,
+           const u64* tile_first, const u32* tile_array, const unsigned long long* meta, u64 tiles, Bits flip) {
+    __shared__ RunSort::Storage st;
+    const u64 count = large_tile_count(meta, tiles);
+    for (u64 g = blockIdx.x; g < count; g += gridDim.x) {
+        const LargeTile lt = large_tile(offsets, fixed_len, list, n, tile_first, tile_array, g);
+        const u64 o = lt.t * RUN;
+        if (o >= lt.s.len) continue;  // only for offsets changed under the call
+        const u64 rest = lt.s.len - o;
+        const u32 valid = (u32)(rest < (u64)RUN ? rest : (u64)RUN);
+        const u64 at_in = lt.s.begin + o;
+        Key* ok = (lt.passes & 1u) ? tk : keys;
+        Val* ov = (lt.passes & 1u) ? tv : values;
+        RunSort::sort_span(keys + at_in, at(values, at_in), ok + at_in, at(ov, at_in), valid, flip, st);
+    }
+}
+
+// Pass p's pair of runs holding the array's outputs from o (relative to the array): its start,
+// and its left and right runs' lengths (the right one 0 for a lone last run: a copy).
+struct RunPair {
+    u64 start, a_len, b_len;
+};
+__device__ __forceinline__ RunPair run_pair(u64 len, u64 o, u32 p) {
+    const u64 width = (u64)RUN << p;
+    RunPair r;
+    r.start = o & ~(2 * width - 1);
+    const u64 rest = len - r.start;
+    r.a_len = rest < width ? rest : width;
+    r.b_len = rest - r.a_len < width ? rest - r.a_len : width;
+    return r;
+}
+// values + i as the merge's value type (keys only: null, never read).
+__device__ __forceinline__ SortVal* merge_values(Val* values, u64 i) {
 #if HAS_VALUES
-                        dst_v[to] = v[t];
+    return values + i;
+#else
+    (void)values;
+    (void)i;
+    return nullptr;
 #endif
-                    }
-                }
-                __syncthreads();
-                if (tid < DIGITS) st.bin[tid] += st.tile_counts[tid];
-                __syncthreads();
-            }
-            Key* tkp = src_k;
-            src_k = dst_k;
-            dst_k = tkp;
-#if HAS_VALUES
-            Val* tvp = src_v;
-            src_v = dst_v;
-            dst_v = tvp;
-#endif
-        }
-        // An odd number of passes ran: the sorted array is in scratch.
-        if (src_k != keys + s.begin) {
-            for (u64 j = tid; j < s.len; j += LARGE_THREADS) {
-                keys[s.begin + j] = src_k[j];
-#if HAS_VALUES
-                values[s.begin + j] = src_v[j];
-#endif
-            }
-        }
-        __syncthreads();
+}
+// The buffers pass p reads of an array needing `passes` passes: tk when passes - p is odd.
+__device__ __forceinline__ bool large_reads_copy(u32 passes, u32 p) { return ((passes - p) & 1u) != 0; }
+
+extern "C" __global__ void __launch_bounds__(SMALL_THREADS)
+large_partition(const Key* keys, const Key* tk, const Offset* offsets, u64 fixed_len, const u64* list, u64 n,
+                const u64* tile_first, const u32* tile_array, const unsigned long long* meta, u64 tiles, u32 p,
+                u64* splits, Bits flip) {
+    if (p >= (u32)meta[1]) return;
+    const u64 count = large_tile_count(meta, tiles);
+    const u64 stride = (u64)gridDim.x * SMALL_THREADS;
+    for (u64 g = (u64)blockIdx.x * SMALL_THREADS + threadIdx.x; g < count; g += stride) {
+        const LargeTile lt = large_tile(offsets, fixed_len, list, n, tile_first, tile_array, g);
+        const u64 o = lt.t * RUN;
+        if (p >= lt.passes || o >= lt.s.len) continue;
+        const RunPair r = run_pair(lt.s.len, o, p);
+        const Key* a = (large_reads_copy(lt.passes, p) ? tk : keys) + lt.s.begin + r.start;
+        splits[g] = sortlab::merge_path_by_wide([&](u64 i) { return sortlab::flip_bits(a[i], flip); }, r.a_len,
+                                                [&](u64 j) { return sortlab::flip_bits(a[r.a_len + j], flip); },
+                                                r.b_len, o - r.start);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(RUN_THREADS)
+large_merge(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 fixed_len, const u64* list, u64 n,
+            const u64* tile_first, const u32* tile_array, const unsigned long long* meta, u64 tiles, u32 p,
+            const u64* splits, Bits flip) {
+    __shared__ __align__(16) unsigned char smem[RunMerge::SMEM_BYTES];
+    if (p >= (u32)meta[1]) return;
+    const u64 count = large_tile_count(meta, tiles);
+    for (u64 g = blockIdx.x; g < count; g += gridDim.x) {
+        const LargeTile lt = large_tile(offsets, fixed_len, list, n, tile_first, tile_array, g);
+        const u64 o = lt.t * RUN;
+        if (p >= lt.passes || o >= lt.s.len) continue;
+        const RunPair r = run_pair(lt.s.len, o, p);
+        const bool from_copy = large_reads_copy(lt.passes, p);
+        const Key* ik = from_copy ? tk : keys;
+        Key* okb = from_copy ? keys : tk;
+        Val* iv = from_copy ? tv : values;
+        Val* ovb = from_copy ? values : tv;
+        const u64 pair_len = r.a_len + r.b_len;
+        const u64 d0 = o - r.start;
+        const u64 d1 = d0 + RUN < pair_len ? d0 + RUN : pair_len;
+        // Unless d1 ends the pair, the list's next tile is this array's next, in this pair (it
+        // is missing only when bad offsets overflowed the list: the tile is then left as it is).
+        if (d1 < pair_len && g + 1 >= count) continue;
+        const u64 a0 = splits[g];
+        const u64 a1 = d1 == pair_len ? r.a_len : splits[g + 1];
+        const u64 b0 = d0 - a0;
+        const u32 na = (u32)(a1 - a0);
+        const u32 nb = (u32)(d1 - d0) - na;
+        const u64 base = lt.s.begin + r.start;
+        RunMerge::merge(ik + base + a0, merge_values(iv, base + a0), na, ik + base + r.a_len + b0,
+                        merge_values(iv, base + r.a_len + b0), nb, okb + lt.s.begin + o,
+                        merge_values(ovb, lt.s.begin + o), flip, smem);
     }
 }
 

@@ -47,14 +47,27 @@ impl Shape {
     }
 }
 
-/// The fast sort's scratch: class counters and lists (offsets only), and a copy of the keys
-/// and values for the large class's passes (only when some array can be large).
+/// The fast sort's scratch: class counters and lists (offsets only), and for the large class
+/// (only when some array can be large) a copy of the keys and values for its merge passes, its
+/// tile list and the passes' splits.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FastLayout {
     pub counts: Region<u64>,
     pub lists: Region<u64>,
     pub tk: Region<u8>,
     pub tv: Region<u8>,
+    /// The large class's plan: the tile count and the most passes (`meta[0]`, `meta[1]`).
+    pub large_meta: Region<u64>,
+    /// Each large array's first tile in the tile list (by its index in the class's list).
+    pub tile_first: Region<u64>,
+    /// Each tile's array (its index in the class's list).
+    pub tile_array: Region<u32>,
+    /// Each tile's merge-path split of the current pass.
+    pub splits: Region<u64>,
+    /// The tile list's length (a bound on the tiles).
+    pub large_tiles: usize,
+    /// The merge passes launched: enough for the longest array the call can hold.
+    pub large_passes: u32,
     pub bytes: usize,
 }
 
@@ -74,11 +87,27 @@ impl FastLayout {
         let copy = |size: usize| if large { s.n.saturating_mul(size) } else { 0 };
         let tk = l.region::<u8>(copy(s.key_size));
         let tv = l.region::<u8>(copy(s.value.unwrap_or(0)));
+        let (large_arrays, longest) = match (large, s.fixed) {
+            (false, _) => (0, 0),
+            (true, Some(len)) => (s.arrays, len),
+            (true, None) => (SizeClass::Large.most_arrays(s.arrays, s.n, &p), s.n),
+        };
+        let large_tiles = p.large_tiles(large_arrays, s.n);
+        let large_meta = l.region::<u64>(if large { 2 } else { 0 });
+        let tile_first = l.region::<u64>(large_arrays);
+        let tile_array = l.region::<u32>(large_tiles);
+        let splits = l.region::<u64>(large_tiles);
         Ok(FastLayout {
             counts,
             lists,
             tk,
             tv,
+            large_meta,
+            tile_first,
+            tile_array,
+            splits,
+            large_tiles,
+            large_passes: p.large_passes(longest),
             bytes: l.bytes()?,
         })
     }

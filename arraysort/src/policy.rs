@@ -21,8 +21,10 @@ pub enum SizeClass {
     /// 2049 to 4096 keys: one array per block, a tile of 4096; only where the tile fits a
     /// block's static shared memory ([`ArrayPolicy::tile_max`] is 4096).
     Block4096,
-    /// Longer arrays: one array per block, an LSD radix sort of `radix_bits`-bit digits through
-    /// scratch (a block-sorted tile per step, scattered by the array's digit offsets).
+    /// Longer arrays: cut into tiles of [`ArrayPolicy::tile_max`] keys, each sorted by the
+    /// largest block class, then merged pairwise inside the array by merge path, one pass per
+    /// doubling, each pass spread over the whole device (one long array uses every
+    /// multiprocessor).
     Large,
 }
 
@@ -153,14 +155,6 @@ pub struct ArrayPolicy {
     pub block_items: [u32; 4],
     /// Whether the 4096-key class exists.
     pub block4096: bool,
-    /// Threads per block of [`SizeClass::Large`].
-    pub large_threads: u32,
-    /// Keys per thread of each step of [`SizeClass::Large`].
-    pub large_items: u32,
-    /// Digit width of [`SizeClass::Large`]'s radix sort: 6 (6 passes for 4-byte keys, 11 for
-    /// 8-byte), the widest whose block rank counters fit static shared memory (8 needs 140 KiB);
-    /// at most `large_threads` digits.
-    pub radix_bits: u32,
     /// Threads per block of [`crate::ArrayVariant::Paper`].
     pub paper_threads: u32,
     /// Threads per block of the top-k select (one block per array).
@@ -178,9 +172,6 @@ impl ArrayPolicy {
             block_threads: [64, 128, 256, 256],
             block_items: [8, 8, 8, 16],
             block4096: matches!((key_size, value_size), (4, 0) | (4, 4) | (8, 0)),
-            large_threads: 256,
-            large_items: 8,
-            radix_bits: 6,
             paper_threads: 128,
             topk_threads: 256,
             topk_items: 8,
@@ -210,7 +201,37 @@ impl ArrayPolicy {
             SizeClass::Block1024 => self.block_threads[1],
             SizeClass::Block2048 => self.block_threads[2],
             SizeClass::Block4096 => self.block_threads[3],
-            SizeClass::Large => self.large_threads,
+            SizeClass::Large => self.run_threads(),
+        }
+    }
+
+    /// Threads per block of the large class's run sort and merge: the largest block class's.
+    pub fn run_threads(&self) -> u32 {
+        if self.block4096 {
+            self.block_threads[3]
+        } else {
+            self.block_threads[2]
+        }
+    }
+
+    /// The most tiles of [`ArrayPolicy::tile_max`] keys that `large` arrays of the large class
+    /// holding at most `keys` keys in all can have: the length of the large class's tile list.
+    pub fn large_tiles(&self, large: usize, keys: usize) -> usize {
+        if large == 0 {
+            return 0;
+        }
+        // sum of ceil(len / tile) <= sum of len / tile + one partial tile an array.
+        (keys / self.tile_max()).saturating_add(large)
+    }
+
+    /// The merge passes an array of `len` keys needs in the large class: ceil(log2(tiles)); the
+    /// device's `large_passes` computes the same.
+    pub fn large_passes(&self, len: usize) -> u32 {
+        let tiles = len.div_ceil(self.tile_max());
+        if tiles <= 1 {
+            0
+        } else {
+            usize::BITS - (tiles - 1).leading_zeros()
         }
     }
 
@@ -250,9 +271,6 @@ impl Policy for ArrayPolicy {
         }
         d = d
             .set("HAS_BLOCK4096", self.block4096 as u32)
-            .set("LARGE_THREADS", self.large_threads)
-            .set("LARGE_ITEMS", self.large_items)
-            .set("RADIX_BITS", self.radix_bits)
             .set("PAPER_THREADS", self.paper_threads)
             .set("TOPK_THREADS", self.topk_threads)
             .set("TOPK_ITEMS", self.topk_items);
@@ -338,6 +356,32 @@ mod tests {
     /// The warp classes' network: a bitonic sort over G lanes, simulated with the kernel's
     /// compare-exchange rule on (bits, position) pairs, sorts every 0/1 input (the 0-1
     /// principle) and random ones stably.
+    /// The large class's pass counts and tile-list bound, against a direct count.
+    #[test]
+    fn large_passes_and_tiles() {
+        for (k, v) in [(4, 0), (8, 8)] {
+            let p = ArrayPolicy::for_types(k, v);
+            let t = p.tile_max();
+            for (len, passes) in [
+                (t + 1, 1),
+                (2 * t, 1),
+                (2 * t + 1, 2),
+                (4 * t, 2),
+                (4 * t + 1, 3),
+                (1 << 30, 30 - t.trailing_zeros()),
+            ] {
+                assert_eq!(p.large_passes(len), passes, "{len}");
+                // Runs double each pass until one holds the array.
+                assert!(t << passes >= len && t << (passes - 1) < len, "{len}");
+            }
+            let lens = [t + 1, 3 * t, 5 * t - 1, 9000, t + 2];
+            let keys: usize = lens.iter().sum::<usize>() + 700;
+            let tiles: usize = lens.iter().map(|l| l.div_ceil(t)).sum();
+            assert!(p.large_tiles(lens.len(), keys) >= tiles);
+            assert_eq!(p.large_tiles(0, keys), 0);
+        }
+    }
+
     #[test]
     fn group_network_sorts() {
         fn network(x: &mut [(u32, u32)]) {

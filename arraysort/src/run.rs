@@ -43,14 +43,17 @@ pub(crate) fn fast<K: SortKey>(
         scratch.ptr(layout.counts).addr(),
         scratch.ptr(layout.lists).addr(),
     );
-    if listed {
-        let zero = k.module.kernel("zero_counts")?;
-        let classify = k.module.kernel("classify")?;
+    let zero = k.module.kernel("zero_words")?;
+    let zero_words = |addr: u64, words: usize| -> Result<()> {
         let mut args = KernelArgs::new();
-        args.push(counts);
-        // SAFETY: `zero_counts(u64*)`; the counters region holds CLASS_COUNT words, written by
-        // the first CLASS_COUNT threads of the one block of 32.
-        unsafe { zero.launch(LaunchConfig::linear(1, 32), &args)? };
+        args.push(addr).push(words as u32);
+        // SAFETY: `zero_words(u64*, u32)`: the region at addr holds `words` (at most 32) words,
+        // written by the first `words` threads of the one block of 32.
+        unsafe { zero.launch(LaunchConfig::linear(1, 32), &args) }
+    };
+    if listed {
+        zero_words(counts, SizeClass::ALL.len())?;
+        let classify = k.module.kernel("classify")?;
         let mut args = KernelArgs::new();
         args.push(b.segments.offsets_addr())
             .push(s.arrays as u64)
@@ -76,30 +79,148 @@ pub(crate) fn fast<K: SortKey>(
         } else {
             (0, 0, s.arrays)
         };
+        if c == SizeClass::Large {
+            zero_words(scratch.ptr(layout.large_meta).addr(), 2)?;
+            large::<K>(b, k, order, scratch, layout, (list, count, cap))?;
+            continue;
+        }
         let threads = p.threads(c);
         let grid = b
             .gpu
             .grid_stride_blocks(cap, p.arrays_per_block(c) as u32, BLOCKS_PER_SM);
         let mut args = KernelArgs::new();
-        args.push(b.keys).push(b.values);
-        if c == SizeClass::Large {
-            args.push(scratch.ptr(layout.tk).addr())
-                .push(scratch.ptr(layout.tv).addr());
-        }
-        args.push(b.segments.offsets_addr())
+        args.push(b.keys)
+            .push(b.values)
+            .push(b.segments.offsets_addr())
             .push(b.segments.fixed_len())
             .push(list)
             .push(count)
             .push(cap as u64)
             .push(s.n as u64)
             .push(order.flip::<K::Bits>());
-        // SAFETY: arguments match `sort_<class>(KEY_T*, VALUE_T*, [KEY_T* tk, VALUE_T* tv,]
-        // const OFFSET_T*, u64, const u64*, const u64*, u64, u64, KEY_BITS_T)`; keys (values)
-        // hold n elements and every array span is clamped into [0, n]; the list and its count
-        // are this class's (count clamped to cap, the list's length), or absent for a fixed
-        // length with cap = arrays; tk/tv hold n keys/values when the large class runs; the
-        // block size is the kernel's compiled one; shared memory is static.
+        // SAFETY: arguments match `sort_<class>(KEY_T*, VALUE_T*, const OFFSET_T*, u64, const
+        // u64*, const u64*, u64, u64, KEY_BITS_T)`; keys (values) hold n elements and every
+        // array span is clamped into [0, n]; the list and its count are this class's (count
+        // clamped to cap, the list's length), or absent for a fixed length with cap = arrays;
+        // the block size is the kernel's compiled one; shared memory is static.
         unsafe { kernel.launch(LaunchConfig::linear(grid, threads), &args)? };
+    }
+    Ok(())
+}
+
+/// The large class: plan the tiles, sort each as a run, then `layout.large_passes` merge passes
+/// (each a partition and a merge; passes past the longest array's return at once on the
+/// device). `(list, count, cap)`: the class's list, its counter and its capacity (0, 0 and the
+/// array count for a fixed length).
+fn large<K: SortKey>(
+    b: &Bufs,
+    k: &Kernels,
+    order: Order,
+    scratch: &mut Scratch,
+    layout: &FastLayout,
+    (list, count, cap): (u64, u64, usize),
+) -> Result<()> {
+    let s = &b.shape;
+    let p = &k.policy;
+    let flip = order.flip::<K::Bits>();
+    let (plan, runs, partition, merge) = (
+        k.module.kernel("large_plan")?,
+        k.module.kernel("large_runs")?,
+        k.module.kernel("large_partition")?,
+        k.module.kernel("large_merge")?,
+    );
+    let tiles = layout.large_tiles;
+    let (meta, first, array, splits) = (
+        scratch.ptr(layout.large_meta).addr(),
+        scratch.ptr(layout.tile_first).addr(),
+        scratch.ptr(layout.tile_array).addr(),
+        scratch.ptr(layout.splits).addr(),
+    );
+    let (tk, tv) = (
+        scratch.ptr(layout.tk).addr(),
+        scratch.ptr(layout.tv).addr(),
+    );
+    let (offsets, fixed_len) = (b.segments.offsets_addr(), b.segments.fixed_len());
+    let small = p.small_threads;
+    let mut args = KernelArgs::new();
+    args.push(offsets)
+        .push(fixed_len)
+        .push(list)
+        .push(count)
+        .push(cap as u64)
+        .push(s.n as u64)
+        .push(tiles as u64)
+        .push(first)
+        .push(array)
+        .push(meta);
+    let grid = b.gpu.grid_stride_blocks(cap, small, BLOCKS_PER_SM);
+    // SAFETY: `large_plan(const OFFSET_T*, u64, const u64*, const u64*, u64, u64, u64, u64*,
+    // u32*, u64*)`: spans clamped into [0, n]; tile_first holds cap words (the list's length,
+    // count clamped to it); tile_array holds `tiles` words and every write is checked against
+    // it; meta holds 2 words, zeroed before.
+    unsafe { plan.launch(LaunchConfig::linear(grid, small), &args)? };
+    let run_threads = p.run_threads();
+    let tile_grid = b.gpu.grid_stride_blocks(tiles, 1, BLOCKS_PER_SM);
+    let mut args = KernelArgs::new();
+    args.push(b.keys)
+        .push(b.values)
+        .push(tk)
+        .push(tv)
+        .push(offsets)
+        .push(fixed_len)
+        .push(list)
+        .push(s.n as u64)
+        .push(first)
+        .push(array)
+        .push(meta)
+        .push(tiles as u64)
+        .push(flip);
+    // SAFETY: `large_runs(KEY_T*, VALUE_T*, KEY_T*, VALUE_T*, const OFFSET_T*, u64, const u64*,
+    // u64, const u64*, const u32*, const u64*, u64, KEY_BITS_T)`: keys, values, tk, tv hold n
+    // elements (values only with HAS_VALUES) and every tile lies inside its clamped span; the
+    // tile list is the plan's, its count clamped to `tiles`; shared memory is static.
+    unsafe { runs.launch(LaunchConfig::linear(tile_grid, run_threads), &args)? };
+    let part_grid = b.gpu.grid_stride_blocks(tiles, small, BLOCKS_PER_SM);
+    for pass in 0..layout.large_passes {
+        let mut args = KernelArgs::new();
+        args.push(b.keys)
+            .push(tk)
+            .push(offsets)
+            .push(fixed_len)
+            .push(list)
+            .push(s.n as u64)
+            .push(first)
+            .push(array)
+            .push(meta)
+            .push(tiles as u64)
+            .push(pass)
+            .push(splits)
+            .push(flip);
+        // SAFETY: `large_partition(const KEY_T*, const KEY_T*, const OFFSET_T*, u64, const u64*,
+        // u64, const u64*, const u32*, const u64*, u64, u32, u64*, KEY_BITS_T)`: as large_runs;
+        // splits holds `tiles` words, one per tile below the clamped count.
+        unsafe { partition.launch(LaunchConfig::linear(part_grid, small), &args)? };
+        let mut args = KernelArgs::new();
+        args.push(b.keys)
+            .push(b.values)
+            .push(tk)
+            .push(tv)
+            .push(offsets)
+            .push(fixed_len)
+            .push(list)
+            .push(s.n as u64)
+            .push(first)
+            .push(array)
+            .push(meta)
+            .push(tiles as u64)
+            .push(pass)
+            .push(splits)
+            .push(flip);
+        // SAFETY: `large_merge(KEY_T*, VALUE_T*, KEY_T*, VALUE_T*, const OFFSET_T*, u64, const
+        // u64*, u64, const u64*, const u32*, const u64*, u64, u32, const u64*, KEY_BITS_T)`: as
+        // large_runs; each tile's slices lie inside its array's pair of runs (the partition's
+        // splits of this pass), its outputs inside its array.
+        unsafe { merge.launch(LaunchConfig::linear(tile_grid, run_threads), &args)? };
     }
     Ok(())
 }

@@ -191,7 +191,7 @@ fn every_pattern_u64() {
     every_pattern::<u64>("arraysort::every_pattern_u64");
 }
 
-/// All-equal arrays of every class (the large class skips every pass) and NaN, ±inf, -0.0
+/// All-equal arrays of every class (the large class's merges keep ties in input order) and NaN, ±inf, -0.0
 /// and subnormals repeated inside arrays.
 fn equal_and_special<K: SortKey>() {
     let gpu = gpu();
@@ -232,6 +232,62 @@ fn all_equal_and_special_keys_f64() {
 #[ignore = "needs a CUDA device"]
 fn all_equal_and_special_keys_i32() {
     equal_and_special::<i32>();
+}
+
+/// The large class's merge passes: arrays of 2 to 513 tiles (odd and even pass counts, a lone
+/// last run copied through a pass, lengths at multiples of the tile and one past), several
+/// long arrays beside short ones in one call, and a fixed length of many tiles; keys and
+/// stable pairs, both orders, with few distinct keys (ties across runs).
+fn large_arrays<K: SortKey, V: SortValue + TryFrom<usize>>(name: &str) {
+    let gpu = gpu();
+    let t = ArrayPolicy::for_types(K::SIZE, V::SIZE).tile_max();
+    let mut lens = vec![
+        t + 1,
+        2 * t - 1,
+        2 * t,
+        2 * t + 1,
+        3 * t,
+        4 * t + 1,
+        5 * t + 7,
+        16 * t,
+        100_003,
+        (1 << 21) + 5,
+        512 * t + 1,
+        3,
+        700,
+        0,
+        t,
+    ];
+    lens.shuffle(&mut rng_for(name));
+    let offsets = offsets_of_lengths(&lens);
+    let n = *offsets.last().unwrap() as usize;
+    for order in ORDERS {
+        let opts = ArrayOptions::default().with_order(order);
+        for pattern in [Pattern::FullRange, Pattern::FewDistinct, Pattern::Descending] {
+            let input: Vec<K> = generate(pattern, n, seed_for(name));
+            check_case::<K, V>(&gpu, &input, &offsets, Layout::Off64, &opts, pattern.name());
+        }
+        let len = 37 * t + 1;
+        let input: Vec<K> = generate(Pattern::Uniform, 5 * len, seed_for(name) ^ 5);
+        let offsets = offsets_of_lengths(&[len; 5]);
+        check_case::<K, V>(&gpu, &input, &offsets, Layout::Fixed(len), &opts, "fixed");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn large_arrays_u32() {
+    large_arrays::<u32, u32>("arraysort::large_arrays_u32");
+}
+#[test]
+#[ignore = "needs a CUDA device"]
+fn large_arrays_f64() {
+    large_arrays::<f64, u64>("arraysort::large_arrays_f64");
+}
+#[test]
+#[ignore = "needs a CUDA device"]
+fn large_arrays_i64() {
+    large_arrays::<i64, u32>("arraysort::large_arrays_i64");
 }
 
 /// The classes reported: the one class of a fixed length, every possible class with offsets.

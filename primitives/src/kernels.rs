@@ -88,6 +88,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/block_merge_sort.cuh"),
     ),
     (
+        "sortlab/block/block_merge.cuh",
+        include_str!("../kernels/block/block_merge.cuh"),
+    ),
+    (
         "sortlab/block/bulk_copy.cuh",
         include_str!("../kernels/block/bulk_copy.cuh"),
     ),

@@ -8,9 +8,8 @@
 //                      its index in its run plus its rank in the other run (binary search);
 //   merge_partition    Fast: the merge-path split of every merge block's first output;
 //   merge_path_pass    Fast: one merge level, MERGE_THREADS * MERGE_ITEMS outputs a block: both
-//                      runs' slices loaded into shared memory (coalesced), merged there (each
-//                      thread a merge-path split and a serial merge of MERGE_ITEMS outputs), and
-//                      stored coalesced (the block body is merge_tile);
+//                      runs' slices merged in shared memory by primitives' BlockMerge
+//                      (sortlab/block/block_merge.cuh; the block body is merge_tile);
 //   merge_pair_partition, merge_pair_pass
 //                      the same partition and merge_tile blocks for one explicit pair of runs
 //                      of any lengths, [start, start + a_len) and [start + a_len, ... + b_len),
@@ -36,6 +35,7 @@
 //   MERGE_MIN_BLOCKS            its resident blocks per multiprocessor (__launch_bounds__)
 //   PARTITION_THREADS           merge_partition's and merge_pair_partition's block
 //   RANK_THREADS                merge_rank_pass's block
+#include "sortlab/block/block_merge.cuh"
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/thread/key_bits.cuh"
@@ -185,21 +185,12 @@ __device__ __forceinline__ Pair pair_of(u64 pos, u64 n, u32 width_log2) {
 // The ordered bits of key i of a run in global memory.
 __device__ __forceinline__ Bits bits_at(const Key* run, u64 i, Bits flip) { return sortlab::flip_bits(run[i], flip); }
 
-// merge_path_by over global memory with 64-bit positions: the number of keys of run a among the
+// The merge path over global memory with 64-bit positions: the number of keys of run a among the
 // first `diag` outputs of the stable merge of a and b (ties take from a).
 __device__ __forceinline__ u64 merge_path_global(const Key* a, u64 a_len, const Key* b, u64 b_len, u64 diag,
                                                  Bits flip) {
-    u64 lo = diag > b_len ? diag - b_len : 0;
-    u64 hi = diag < a_len ? diag : a_len;
-    while (lo < hi) {
-        const u64 mid = (lo + hi) >> 1;
-        if (bits_at(b, diag - 1 - mid, flip) < bits_at(a, mid, flip)) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
+    return sortlab::merge_path_by_wide([&](u64 i) { return bits_at(a, i, flip); }, a_len,
+                                       [&](u64 j) { return bits_at(b, j, flip); }, b_len, diag);
 }
 
 // ---- Satish: merge by rank. ----
@@ -268,19 +259,11 @@ merge_partition(const Key* keys, u64 n, u32 width_log2, u64 blocks, u64* splits,
     }
 }
 
-// Shared slots of the merge block: one pad word per 32 four-byte (16 eight-byte) keys, so that
-// the blocked accesses (stride MERGE_ITEMS) of a warp fall in distinct banks.
-#define MERGE_PAD_SHIFT (sizeof(Bits) == 4 ? 5 : 4)
-#define MERGE_SLOTS (MERGE_TILE + (MERGE_TILE >> MERGE_PAD_SHIFT))
-__device__ __forceinline__ u32 mslot(u32 i) { return i + (i >> MERGE_PAD_SHIFT); }
-
-// Keys (ordered bits) first, then values, each MERGE_SLOTS long.
-#define MERGE_SMEM_NEEDED (MERGE_SLOTS * (int)sizeof(Bits) + (HAS_VALUES ? MERGE_SLOTS * (int)sizeof(Value) : 0))
-static_assert((MERGE_SLOTS * sizeof(Bits)) % 8 == 0, "the values start 8-byte aligned");
+typedef sortlab::BlockMerge<Key, Bits, SortValueT, MERGE_THREADS, MERGE_ITEMS> TileMerge;
 #ifdef MERGE_SMEM_BYTES
-static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be the host's formula");
+static_assert(TileMerge::SMEM_BYTES == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be the host's formula");
 #else
-#define MERGE_SMEM_BYTES MERGE_SMEM_NEEDED
+#define MERGE_SMEM_BYTES TileMerge::SMEM_BYTES
 #endif
 
 // One block's tile of a merge: writes outputs [o0, min(o0 + MERGE_TILE, pair end)) of pair p
@@ -291,8 +274,6 @@ static_assert(MERGE_SMEM_NEEDED == MERGE_SMEM_BYTES, "MERGE_SMEM_BYTES must be t
 __device__ __forceinline__ void merge_tile(const Key* keys_in, const Value* values_in, Key* keys_out,
                                            Value* values_out, const Pair p, const u64 o0, const u64* tile_splits,
                                            Bits flip) {
-    Bits* sk = reinterpret_cast<Bits*>(merge_smem);
-    const u32 tid = threadIdx.x;
     const u64 pair_len = p.a_len + p.b_len;
     const u64 end = o0 + MERGE_TILE < p.start + pair_len ? o0 + MERGE_TILE : p.start + pair_len;
     const u64 diag0 = o0 - p.start;
@@ -301,95 +282,21 @@ __device__ __forceinline__ void merge_tile(const Key* keys_in, const Value* valu
     const u64 a1 = diag1 == pair_len ? p.a_len : tile_splits[1];
     const u64 b0 = diag0 - a0;
     const u32 na = (u32)(a1 - a0);
-    const u32 count = (u32)(diag1 - diag0);
-    const u32 nb = count - na;
-    const Key* a = keys_in + p.start + a0;
-    const Key* b = keys_in + p.start + p.a_len + b0;
-
-    // Both slices into shared memory, left then right, coalesced.
+    const u32 nb = (u32)(diag1 - diag0) - na;
+    const u64 at_a = p.start + a0;
+    const u64 at_b = p.start + p.a_len + b0;
 #if HAS_VALUES
-    Value* sv = reinterpret_cast<Value*>(merge_smem + MERGE_SLOTS * sizeof(Bits));
-    const Value* va = values_in + p.start + a0;
-    const Value* vb = values_in + p.start + p.a_len + b0;
+    const SortValueT* va = values_in + at_a;
+    const SortValueT* vb = values_in + at_b;
+    SortValueT* vo = values_out + o0;
 #else
     (void)values_in;
     (void)values_out;
+    const SortValueT* va = nullptr;
+    const SortValueT* vb = nullptr;
+    SortValueT* vo = nullptr;
 #endif
-#pragma unroll
-    for (int k = 0; k < MERGE_ITEMS; ++k) {
-        const u32 i = k * MERGE_THREADS + tid;
-        if (i < count) {
-            sk[mslot(i)] = sortlab::flip_bits(i < na ? a[i] : b[i - na], flip);
-#if HAS_VALUES
-            sv[mslot(i)] = i < na ? va[i] : vb[i - na];
-#endif
-        }
-    }
-    __syncthreads();
-
-    // This thread's MERGE_ITEMS outputs from diagonal d: a merge-path split, a serial merge.
-    const u32 d = tid * MERGE_ITEMS < count ? tid * MERGE_ITEMS : count;
-    const u32 split = sortlab::merge_path_by([&](u32 i) { return sk[mslot(i)]; }, na,
-                                             [&](u32 j) { return sk[mslot(na + j)]; }, nb, d);
-    // Branch-free (CUB's SerialMerge): one shared load a step, at the side that advanced. A
-    // side past its end reads some other slot of the tile; its key is never used.
-    u32 ia = split;
-    u32 ib = na + d - split;
-    const u32 last = count > 0 ? count - 1 : 0;
-    Bits ka = sk[mslot(ia < last ? ia : last)];
-    Bits kb = sk[mslot(ib < last ? ib : last)];
-    Bits out[MERGE_ITEMS];
-#if HAS_VALUES
-    u32 from[MERGE_ITEMS];
-#endif
-#pragma unroll
-    for (int k = 0; k < MERGE_ITEMS; ++k) {
-        const bool take_b = ib < count && (ia >= na || kb < ka);
-        out[k] = take_b ? kb : ka;
-#if HAS_VALUES
-        from[k] = take_b ? ib : ia;
-#endif
-        ib += take_b;
-        ia += !take_b;
-        const u32 next = take_b ? ib : ia;
-        const Bits key = sk[mslot(next < last ? next : last)];
-        kb = take_b ? key : kb;
-        ka = take_b ? ka : key;
-    }
-#if HAS_VALUES
-    Value v[MERGE_ITEMS];
-#pragma unroll
-    for (int k = 0; k < MERGE_ITEMS; ++k) {
-        if (d + k < count) v[k] = sv[mslot(from[k])];
-    }
-#endif
-    __syncthreads();
-
-    // Blocked registers back through shared memory, stored striped (coalesced).
-#pragma unroll
-    for (int k = 0; k < MERGE_ITEMS; ++k) {
-        if (d + k < count) {
-            sk[mslot(d + k)] = out[k];
-#if HAS_VALUES
-            sv[mslot(d + k)] = v[k];
-#endif
-        }
-    }
-    __syncthreads();
-    Key* ko = keys_out + o0;
-#if HAS_VALUES
-    Value* vo = values_out + o0;
-#endif
-#pragma unroll
-    for (int k = 0; k < MERGE_ITEMS; ++k) {
-        const u32 i = k * MERGE_THREADS + tid;
-        if (i < count) {
-            ko[i] = sortlab::key_from_flipped_bits<Key>(sk[mslot(i)], flip);
-#if HAS_VALUES
-            vo[i] = sv[mslot(i)];
-#endif
-        }
-    }
+    TileMerge::merge(keys_in + at_a, va, na, keys_in + at_b, vb, nb, keys_out + o0, vo, flip, merge_smem);
 }
 
 // One merge level: block t writes outputs [t * MERGE_TILE, min(n, (t + 1) * MERGE_TILE)), all of

@@ -6,6 +6,8 @@
 //       and B (ties take from A first). `a(i)` and `b(j)` return element i of A and j of B (any
 //       callable: a padded shared array, a reversed run, global memory); only indices below
 //       the runs' lengths are read. A binary search: ceil(log2(min(diag, a_len) + 1)) steps.
+//   merge_path_by_wide(a, a_len, b, b_len, diag)
+//       merge_path_by with 64-bit lengths and positions (runs in global memory past 2^32 keys).
 //   merge_path(a, a_len, b, b_len, diag)
 //       the same over two plain arrays.
 //   merge_path_bounded(a, b, diag, lo, hi)
@@ -26,6 +28,21 @@ __device__ __forceinline__ u32 merge_path_by(AtA a, u32 a_len, AtB b, u32 b_len,
     u32 hi = diag < a_len ? diag : a_len;
     while (lo < hi) {
         const u32 mid = (lo + hi) >> 1;
+        if (b(diag - 1 - mid) < a(mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+template <typename AtA, typename AtB>
+__device__ __forceinline__ u64 merge_path_by_wide(AtA a, u64 a_len, AtB b, u64 b_len, u64 diag) {
+    u64 lo = diag > b_len ? diag - b_len : 0;
+    u64 hi = diag < a_len ? diag : a_len;
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
         if (b(diag - 1 - mid) < a(mid)) {
             hi = mid;
         } else {

@@ -12,6 +12,7 @@
 //! | `sortlab/block/block_radix_sort.cuh` | stable LSD radix sort of a bit range, keys or pairs, blocked or striped result (`BlockRadixSort`) |
 //! | `sortlab/block/block_bitonic.cuh` | bitonic sorting network, any tile size (padded to a power of two) |
 //! | `sortlab/block/block_merge_sort.cuh` | stable merge sort, any tile size (`BlockMergeSort`) |
+//! | `sortlab/block/block_merge.cuh` | one tile of the stable merge of two sorted slices in global memory, through shared memory (`BlockMerge`; CUB's merge agents' tile) |
 //! | `sortlab/block/block_histogram.cuh` | digit histogram in shared memory (`BlockHistogram`) |
 //!
 //! All of them sort ordered key bits ascending (`sortlab::flip_bits(key, flip)` maps any
