@@ -126,9 +126,15 @@ impl SizeClass {
         }
     }
 
-    /// The kernel that sorts this class.
-    pub(crate) fn kernel(self) -> String {
-        format!("sort_{}", self.name())
+    /// The kernels that sort this class, in launch order: `sort_<name>`, or for the large class
+    /// its plan, run sort, merge partition and merge.
+    pub(crate) fn kernels(self) -> Vec<String> {
+        match self {
+            SizeClass::Large => ["large_plan", "large_runs", "large_partition", "large_merge"]
+                .map(String::from)
+                .to_vec(),
+            _ => vec![format!("sort_{}", self.name())],
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 
 use sortlab_gpu_sorts::radix::{self, RadixOptions};
 use sortlab_primitives::{
-    DeviceBuffer, Gpu, KernelArgs, LaunchConfig, Order, Result, Scratch, SortKey, SortValue,
+    DeviceBuffer, Error, Gpu, Kernel, KernelArgs, LaunchConfig, Order, Result, Scratch, SortKey,
+    SortValue,
 };
 
 use crate::kernels::Kernels;
@@ -36,7 +37,12 @@ pub(crate) fn fast<K: SortKey>(
     // Look every kernel up before the first launch (a missing one leaves the data untouched).
     let class_kernels = classes
         .iter()
-        .map(|c| k.module.kernel(&c.kernel()))
+        .map(|c| {
+            c.kernels()
+                .iter()
+                .map(|name| k.module.kernel(name))
+                .collect::<Result<Vec<_>>>()
+        })
         .collect::<Result<Vec<_>>>()?;
     let listed = s.fixed.is_none();
     let (counts, lists) = (
@@ -68,7 +74,7 @@ pub(crate) fn fast<K: SortKey>(
         // (ArrayPolicy::list_len, the device's list_start and class_most).
         unsafe { classify.launch(LaunchConfig::linear(grid, threads), &args)? };
     }
-    for (&c, kernel) in classes.iter().zip(&class_kernels) {
+    for (&c, kernels) in classes.iter().zip(&class_kernels) {
         let (list, count, cap) = if listed {
             let start = p.list_start(c, s.arrays, s.n) as u64;
             (
@@ -81,9 +87,10 @@ pub(crate) fn fast<K: SortKey>(
         };
         if c == SizeClass::Large {
             zero_words(scratch.ptr(layout.large_meta).addr(), 2)?;
-            large::<K>(b, k, order, scratch, layout, (list, count, cap))?;
+            large::<K>(b, k, kernels, order, scratch, layout, (list, count, cap))?;
             continue;
         }
+        let kernel = &kernels[0];
         let threads = p.threads(c);
         let grid = b
             .gpu
@@ -112,9 +119,11 @@ pub(crate) fn fast<K: SortKey>(
 /// (each a partition and a merge; passes past the longest array's return at once on the
 /// device). `(list, count, cap)`: the class's list, its counter and its capacity (0, 0 and the
 /// array count for a fixed length).
+#[allow(clippy::too_many_arguments)]
 fn large<K: SortKey>(
     b: &Bufs,
     k: &Kernels,
+    kernels: &[Kernel],
     order: Order,
     scratch: &mut Scratch,
     layout: &FastLayout,
@@ -123,12 +132,9 @@ fn large<K: SortKey>(
     let s = &b.shape;
     let p = &k.policy;
     let flip = order.flip::<K::Bits>();
-    let (plan, runs, partition, merge) = (
-        k.module.kernel("large_plan")?,
-        k.module.kernel("large_runs")?,
-        k.module.kernel("large_partition")?,
-        k.module.kernel("large_merge")?,
-    );
+    let [plan, runs, partition, merge] = kernels else {
+        return Err(Error::Internal("the large class runs four kernels".into()));
+    };
     let tiles = layout.large_tiles;
     let (meta, first, array, splits) = (
         scratch.ptr(layout.large_meta).addr(),
@@ -136,10 +142,7 @@ fn large<K: SortKey>(
         scratch.ptr(layout.tile_array).addr(),
         scratch.ptr(layout.splits).addr(),
     );
-    let (tk, tv) = (
-        scratch.ptr(layout.tk).addr(),
-        scratch.ptr(layout.tv).addr(),
-    );
+    let (tk, tv) = (scratch.ptr(layout.tk).addr(), scratch.ptr(layout.tv).addr());
     let (offsets, fixed_len) = (b.segments.offsets_addr(), b.segments.fixed_len());
     let small = p.small_threads;
     let mut args = KernelArgs::new();

@@ -266,8 +266,8 @@ fn top_k_with<K: SortKey, V: SortValue>(
             let compact = kern.module.kernel("top_k_compact")?;
             let classes = s.fast_classes();
             // Every kernel looked up before the first launch.
-            for c in &classes {
-                kern.module.kernel(&c.kernel())?;
+            for name in classes.iter().flat_map(|c| c.kernels()) {
+                kern.module.kernel(&name)?;
             }
             let (ck, cv) = (
                 scratch.ptr(layout.keys).addr(),

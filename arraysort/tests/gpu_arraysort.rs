@@ -263,7 +263,11 @@ fn large_arrays<K: SortKey, V: SortValue + TryFrom<usize>>(name: &str) {
     let n = *offsets.last().unwrap() as usize;
     for order in ORDERS {
         let opts = ArrayOptions::default().with_order(order);
-        for pattern in [Pattern::FullRange, Pattern::FewDistinct, Pattern::Descending] {
+        for pattern in [
+            Pattern::FullRange,
+            Pattern::FewDistinct,
+            Pattern::Descending,
+        ] {
             let input: Vec<K> = generate(pattern, n, seed_for(name));
             check_case::<K, V>(&gpu, &input, &offsets, Layout::Off64, &opts, pattern.name());
         }

@@ -131,8 +131,8 @@ fn plan<K: SortKey>(n: usize, value: Option<usize>, variant: HybridVariant) -> O
 /// block sorts them, or nothing needs sorting).
 ///
 /// Two element buffers of n keys (the scatter's target and the global merge's second buffer),
-/// the bucket counts, starts and cursors (24 bytes per bucket), and the sample (Fast, two
-/// buffers of n / 64 keys) or the histogram and pivots (Paper). Independent of the device.
+/// the bucket counts, starts and cursors (24 bytes per bucket), the pivots, and the sample
+/// (Fast, two buffers of n / 64 keys) or the histogram (Paper). Independent of the device.
 pub fn scratch_bytes<K: SortKey>(n: usize, opts: &HybridOptions) -> usize {
     plan::<K>(n, None, opts.variant).map_or(0, |p| p.scratch_bytes())
 }

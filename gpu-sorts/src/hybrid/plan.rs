@@ -115,7 +115,7 @@ pub(crate) struct Layout {
     pub counters: Region<u64>,
     pub starts: Region<u64>,
     pub cursors: Region<u64>,
-    /// The pivots' ordered bits (dense).
+    /// The pivots' ordered bits (dense; both variants, never inside the sample's regions).
     pub pivots: Region<u8>,
     /// Fast: the sample and its merge buffer (ordered bits).
     pub sample: Region<u8>,
@@ -198,12 +198,11 @@ impl Plan {
         let counters = l.region::<u64>(self.counter_words());
         let starts = l.region::<u64>(nb + 1);
         let cursors = l.region::<u64>(nb);
-        let paper = self.variant == HybridVariant::Paper;
-        let pivots = l.region::<u8>(if paper {
-            self.pivots * self.key_size
-        } else {
-            0
-        });
+        // Both variants store dense pivots here. Fast's `hybrid_pivots` reads the sorted sample
+        // while it writes them, so they must not share the sample's regions (an empty region
+        // here put them at the start of `sample`, which holds the sorted sample after an even
+        // number of merge levels: a race that left some pivots out of order).
+        let pivots = l.region::<u8>(self.pivots * self.key_size);
         let sample = l.region::<u8>(self.sample * self.key_size);
         let sample_spare = l.region::<u8>(self.sample * self.key_size);
         let elems = self.n.saturating_mul(self.shape.global_elem);
@@ -268,6 +267,23 @@ mod tests {
         let p = Plan::new(1 << 20, 8, 4, HybridVariant::Paper);
         assert_eq!((p.pivots, p.buckets(), p.sample), (1023, 2047, 0));
         assert!(p.scratch_bytes() > (2 * 16) << 20);
+    }
+
+    /// Fast's pivots have their own region: `hybrid_pivots` reads the sorted sample (in `sample`
+    /// or `sample_spare`, by the parity of the merge levels) while it writes them.
+    #[test]
+    fn pivots_do_not_alias_the_sample() {
+        for (k, v) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+            for n in [8193usize, 1 << 20, 1 << 24, 1 << 28, (1 << 32) + 5] {
+                let p = Plan::new(n, k, v, HybridVariant::Fast);
+                let l = p.layout().unwrap();
+                assert_eq!(l.pivots.bytes(), p.pivots * k, "{n} {k} {v}");
+                let a = l.pivots.byte_range();
+                for s in [l.sample.byte_range(), l.sample_spare.byte_range()] {
+                    assert!(a.end <= s.start || s.end <= a.start, "{n} {k} {v}");
+                }
+            }
+        }
     }
 
     /// Host arithmetic the kernels rely on, over many lengths and every shape: the sample fits

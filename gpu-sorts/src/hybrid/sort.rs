@@ -209,7 +209,8 @@ pub(crate) fn sort<K: SortKey>(
             .ptr(piv);
         // SAFETY: arguments match `hybrid_pivots(const Bits*, u32, u32, Bits*)`; src holds the
         // sorted sample of (pivots + 1) * OVERSAMPLING keys' bits, so the last pick, pivots *
-        // OVERSAMPLING, is inside it; piv holds plan.pivots bits; grid-strided.
+        // OVERSAMPLING, is inside it; piv holds plan.pivots bits in a region of its own (not
+        // src: every pick is read while other threads write pivots); grid-strided.
         unsafe { k.launch(cfg, &args)? };
         piv.addr()
     } else {
