@@ -749,7 +749,9 @@ __device__ __forceinline__ void top_k_pass(const Key* keys, u64 len, Bits flip, 
     const u32 tid = threadIdx.x;
     const bool first = hi == (u32)KEY_BITS;
     for (u32 d = tid; d < TOPK_DIGITS; d += TOPK_THREADS) st.hist[d] = 0;
-    if (tid == 0) {
+    // Only the first pass writes the AND and the OR: every thread reads them after it, and a
+    // later pass's reset could overtake a slower warp's read.
+    if (first && tid == 0) {
         st.all_and = ~Bits(0);
         st.all_or = 0;
     }

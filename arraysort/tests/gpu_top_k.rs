@@ -313,6 +313,54 @@ fn rows_of_logits() {
     }
 }
 
+/// Keys of a narrow range in a wide type (u64 below 2^31, i64 around 0 and a few high bits
+/// set, all rows the benchmark's shape): the select skips the digits every key of a row shares,
+/// which every warp of the block must agree on. Many rows and several calls, so that warps of a
+/// block drift apart as they would on a full device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn shared_leading_digits() {
+    let gpu = gpu();
+    let (rows, len) = (2048usize, 8192usize);
+    let offsets = offsets_of_lengths(&vec![len; rows]);
+    let u: Vec<u32> = generate(Pattern::Uniform, rows * len, 9);
+    let narrow: Vec<u64> = u.iter().map(|&x| (x >> 1) as u64).collect();
+    let high: Vec<u64> = u
+        .iter()
+        .map(|&x| (0xabcd_u64 << 40) | (x & 0xfff) as u64)
+        .collect();
+    let around: Vec<i64> = u.iter().map(|&x| (x % 5000) as i64 - 2500).collect();
+    for rep in 0..3 {
+        for (k, order) in [(64, Order::Ascending), (100, Order::Descending)] {
+            let o = opts(k, order, Some(TopKPath::Select));
+            check(
+                &gpu,
+                &narrow,
+                &offsets,
+                Layout::Fixed(len),
+                o,
+                &format!("narrow {rep}"),
+            );
+            check(
+                &gpu,
+                &high,
+                &offsets,
+                Layout::Off64,
+                o,
+                &format!("high {rep}"),
+            );
+            check(
+                &gpu,
+                &around,
+                &offsets,
+                Layout::Off32,
+                o,
+                &format!("around {rep}"),
+            );
+        }
+    }
+}
+
 /// Caller scratch on the sort path, and too small a scratch rejected before anything is
 /// written.
 #[test]
