@@ -27,13 +27,13 @@
 //!   fits static shared memory) 4096 keys by one block each, with primitives' `BlockMergeSort`
 //!   over a tile of that size in shared memory (the largest, [`ArrayPolicy::tile_max`], is the
 //!   largest single-pass length);
-//!   longer arrays by one block each running an LSD radix sort of 6-bit digits through scratch
-//!   (each step a `BlockRadixSort` of a tile by the digit, scattered by the array's digit
-//!   offsets; digits the whole array shares are skipped). With a fixed length the host knows the
-//!   class and launches only its kernel; with offsets a classify kernel writes each array's
-//!   index into its class's list on the device, and every class kernel is launched on a grid
-//!   sized from an upper bound (no array of a class can be shorter than its minimum length),
-//!   reading its count on the device. The classes launched are returned in an
+//!   longer arrays are cut into tiles of that length, each sorted as a run by the same block
+//!   sort, then merged pairwise inside the array by merge path, one pass per doubling, every
+//!   pass spread over the whole device (so one long array uses every multiprocessor). With a
+//!   fixed length the host knows the class and launches only its kernel; with offsets a
+//!   classify kernel writes each array's index into its class's list on the device, and every
+//!   class kernel is launched on a grid sized from an upper bound (no array of a class can be
+//!   shorter than its minimum length), reading its count on the device. The classes launched are returned in an
 //!   [`ArrayReport`].
 //!
 //! **No host round trip inside a call:** unlike CUB's `DeviceSegmentedSort`, which copies
@@ -77,8 +77,9 @@
 //!
 //! # Performance
 //! The fast sort reads and writes each key once for arrays up to one block's tile (4096 keys):
-//! one pass, sorted in registers or shared memory. Longer arrays take the large class (one
-//! block per array, a radix sort through scratch), the weak case; so do few very long arrays.
+//! one pass, sorted in registers or shared memory. Longer arrays take the large class (runs of
+//! one tile, then `ceil(log2(len / tile))` merge passes through scratch), which moves each of
+//! their keys once more per pass.
 //! GPU-ArraySort's per-bucket insertion sort and the tagged baseline's two device-wide sorts
 //! are far slower. The table of record, with CUB's `DeviceSegmentedSort` in the same run, is in
 //! `README.md` beside this crate.

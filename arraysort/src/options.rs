@@ -20,8 +20,8 @@ pub enum ArrayVariant {
     /// gather. Uses the most memory ([`crate::memory_bytes`]).
     Tagged,
     /// The default: size classes chosen per array on the device (several short arrays per
-    /// warp in registers, one block per array up to a shared-memory tile, a block-per-array
-    /// radix sort through scratch beyond), with no host round trip.
+    /// warp in registers, one block per array up to a shared-memory tile, runs of a tile merged
+    /// pairwise over the whole device beyond), with no host round trip.
     #[default]
     Fast,
 }
