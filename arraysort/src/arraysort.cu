@@ -32,8 +32,9 @@
 //
 // Defines: KEY_T, KEY_BITS_T, HAS_VALUES, VALUE_T (sortlab/thread/key_defines.cuh), OFFSET_T,
 // SMALL_THREADS, BLOCK512_THREADS, BLOCK512_ITEMS (and for 1024, 2048, 4096), PAPER_THREADS,
-// TOPK_THREADS, TOPK_ITEMS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512, CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class numbers,
-// as the host's SizeClass::index), HAS_BLOCK4096.
+// TOPK_THREADS, TOPK_ITEMS, CLASS_GROUP8, CLASS_GROUP16, CLASS_GROUP32, CLASS_BLOCK512,
+// CLASS_BLOCK1024, CLASS_BLOCK2048, CLASS_BLOCK4096, CLASS_LARGE, CLASS_COUNT (the class
+// numbers, as the host's SizeClass::index), HAS_BLOCK4096.
 #include "sortlab/block/block_load_store.cuh"
 #include "sortlab/block/block_merge.cuh"
 #include "sortlab/block/block_merge_sort.cuh"
