@@ -92,6 +92,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/block/block_merge.cuh"),
     ),
     (
+        "sortlab/block/block_sort_span.cuh",
+        include_str!("../kernels/block/block_sort_span.cuh"),
+    ),
+    (
         "sortlab/block/bulk_copy.cuh",
         include_str!("../kernels/block/bulk_copy.cuh"),
     ),

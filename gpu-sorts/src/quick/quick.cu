@@ -34,6 +34,7 @@
 //   PLAN_THREADS               quick_plan's block
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/block_sort_span.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
@@ -149,80 +150,21 @@ __device__ __forceinline__ u64 seq_of_chunk(const Seq* seqs, u64 count, u64 v) {
     return lo;
 }
 
-// Sorts piece [start, start + valid) (valid <= TILE_THREADS * Items) of src into the same place
-// of dst (the same buffers: in place; the block reads the whole piece before it writes), with the
-// block sort of Items keys a thread in `smem`. Every thread calls.
-template <int Items>
-__device__ __forceinline__ void sort_piece_items(const Key* keys_in, const Value* values_in, Key* keys_out,
-                                                 Value* values_out, u64 start, u32 valid, Bits flip,
-                                                 unsigned char* smem) {
-    typedef sortlab::BlockMergeSort<Bits, SortValueT, TILE_THREADS, Items> Sort;
-    typename Sort::TempStorage& tmp = *reinterpret_cast<typename Sort::TempStorage*>(smem);
-    const u32 tid = threadIdx.x;
-    Bits b[Items];
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-        const u32 i = k * TILE_THREADS + tid;
-        tmp.u.keys[Sort::slot(i)] = i < valid ? bits_of(keys_in[start + i], flip) : sortlab::max_bits<Bits>();
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < Items; ++k) b[k] = tmp.u.keys[Sort::slot(tid * Items + k)];
-    __syncthreads();
-#if HAS_VALUES
-    Value v[Items];
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-        const u32 i = k * TILE_THREADS + tid;
-        if (i < valid) tmp.u.values[i] = values_in[start + i];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < Items; ++k) v[k] = tmp.u.values[tid * Items + k];
-    __syncthreads();
-    Sort::sort(b, v, tmp, valid);
-#else
-    (void)values_in;
-    (void)values_out;
-    Sort::sort(b, tmp, valid);
-#endif
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < Items; ++k) tmp.u.keys[Sort::slot(tid * Items + k)] = b[k];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-        const u32 i = k * TILE_THREADS + tid;
-        if (i < valid) keys_out[start + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[Sort::slot(i)], flip);
-    }
-    __syncthreads();
-#if HAS_VALUES
-#pragma unroll
-    for (int k = 0; k < Items; ++k) tmp.u.values[tid * Items + k] = v[k];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < Items; ++k) {
-        const u32 i = k * TILE_THREADS + tid;
-        if (i < valid) values_out[start + i] = tmp.u.values[i];
-    }
-    __syncthreads();
-#endif
-}
+typedef sortlab::BlockSortSpan<Key, Bits, SortValueT, TILE_THREADS, TILE_ITEMS> PieceSort;
 
-// Sorts piece [start, start + valid) (valid <= TILE) with the smallest of three block sorts that
-// holds it: TILE_ITEMS / 4, / 2 or all of TILE_ITEMS keys a thread (a block sort's work grows
-// with its tile, not with `valid`, and most pieces are well under a tile). The block-uniform
-// branch on `valid` keeps every __syncthreads() uniform.
+// Sorts piece [start, start + valid) (valid <= TILE) of src into the same place of dst (the same
+// buffers: in place), with the smallest of BlockSortSpan's three tiles that holds it (most pieces
+// are well under a tile). Every thread calls.
 __device__ __forceinline__ void sort_piece(const Key* keys_in, const Value* values_in, Key* keys_out,
                                            Value* values_out, u64 start, u32 valid, Bits flip,
                                            unsigned char* smem) {
-    if (valid <= (u32)(TILE_THREADS * (TILE_ITEMS / 4))) {
-        sort_piece_items<TILE_ITEMS / 4>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
-    } else if (valid <= (u32)(TILE_THREADS * (TILE_ITEMS / 2))) {
-        sort_piece_items<TILE_ITEMS / 2>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
-    } else {
-        sort_piece_items<TILE_ITEMS>(keys_in, values_in, keys_out, values_out, start, valid, flip, smem);
-    }
+#if HAS_VALUES
+    PieceSort::sort(keys_in + start, values_in + start, keys_out + start, values_out + start, valid, flip, smem);
+#else
+    (void)values_in;
+    (void)values_out;
+    PieceSort::sort(keys_in + start, nullptr, keys_out + start, nullptr, valid, flip, smem);
+#endif
 }
 
 // ---- The one-block sort of a small input. ----

@@ -61,9 +61,9 @@ pub(crate) struct Shape {
 impl Shape {
     /// Tiles of 256 x 16 keys of 4 bytes (x 8 of 8 bytes) for counting and scattering, chunks
     /// of eight tiles a block; final sorts of 512 x 16 (x 8) keys, as the merge sort's tiles.
-    /// Scatter blocks hold 16 keys, bucket-and-rank words and addresses a thread: with 8-byte
-    /// keys 3 blocks a multiprocessor fit without spills (79 registers), with 4-byte keys 2
-    /// (3 spill: `scripts/sass`).
+    /// Scatter blocks hold a tile's keys and slot words in registers until the tile is staged in
+    /// shared memory: without spills (`scripts/sass`), 3 blocks a multiprocessor fit with 4-byte
+    /// keys (80 registers; 4 spill) and 4 with 8-byte keys (64 registers).
     pub fn of(key_size: usize, value_size: usize) -> Shape {
         let wide = key_size > 4;
         Shape {
@@ -71,7 +71,7 @@ impl Shape {
             value_size,
             tile_items: if wide { 8 } else { 16 },
             final_items: if wide { 8 } else { 16 },
-            scatter_min_blocks: if wide { 3 } else { 2 },
+            scatter_min_blocks: if wide { 4 } else { 3 },
         }
     }
 

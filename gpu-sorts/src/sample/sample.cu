@@ -27,7 +27,8 @@
 //                      the level wrote the scratch), buckets of at most `small_max` keys become
 //                      final-sort entries, larger ones the next level's segments (atomics: the
 //                      order of the lists does not matter, every entry is independent).
-//   sample_final       Fast: one block per entry, the block merge sort of primitives (stable).
+//   sample_final       Fast: one block per entry, primitives' BlockSortSpan (a stable block merge
+//                      sort by the smallest of three tiles that holds the entry).
 //   sample_final_notes Notes: one block per entry, the course notes' odd-even transposition sort
 //                      in shared memory (stable: it swaps strictly out-of-order neighbours).
 // Every step is stable, so the whole sort is: it equals the stable CPU sort bit for bit.
@@ -45,6 +46,7 @@
 //   SCATTER_MIN_BLOCKS  resident scatter blocks per multiprocessor (__launch_bounds__)
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/block/block_scan.cuh"
+#include "sortlab/block/block_sort_span.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
 
@@ -111,7 +113,7 @@ typedef sortlab::NullValue SortValueT;
 #define CTRL_CHUNKS 2
 #define CTRL_NEXT_KEYS 3
 
-typedef sortlab::BlockMergeSort<Bits, SortValueT, FINAL_THREADS, FINAL_ITEMS> FinalSort;
+typedef sortlab::BlockSortSpan<Key, Bits, SortValueT, FINAL_THREADS, FINAL_ITEMS> FinalSort;
 typedef sortlab::BlockMergeSort<Bits, sortlab::NullValue, SAMPLE_THREADS, SAMPLE_ITEMS> SampleSort;
 
 static_assert(CHUNK_TILES >= 1, "a chunk holds at least one tile");
@@ -120,10 +122,10 @@ static_assert(SPLITTERS < SAMPLE_THREADS && SPLITTERS < TILE_THREADS, "a thread 
 static_assert(FINAL_TILE <= 16384 && NOTES_TILE <= 16384 && COPY_PIECE <= 16384, "entry lengths take 15 bits");
 
 #ifdef FINAL_SMEM_BYTES
-static_assert(sizeof(FinalSort::TempStorage) == FINAL_SMEM_BYTES,
+static_assert(sizeof(FinalSort::Sort::TempStorage) == FINAL_SMEM_BYTES,
               "FINAL_SMEM_BYTES must be the block sort's TempStorage size (the host's formula)");
 #else
-#define FINAL_SMEM_BYTES ((int)sizeof(FinalSort::TempStorage))
+#define FINAL_SMEM_BYTES ((int)sizeof(FinalSort::Sort::TempStorage))
 #endif
 
 extern __shared__ __align__(16) unsigned char sample_smem[];
@@ -177,25 +179,49 @@ __device__ __forceinline__ u32 bucket_of(const Tree& t, Bits key) {
     return 2 * i + eq;
 }
 
-// Shared memory of the count and scatter blocks.
-struct TileStorage {
+// Per-warp bucket counts of a tile, then each warp's exclusive offsets within the tile's buckets.
+typedef u32 WarpHist[WARPS][BUCKETS];
+
+// Shared memory of the count blocks.
+struct CountStorage {
     Tree tree;
-    u32 hist[WARPS][BUCKETS];  // per warp: bucket counts, then exclusive offsets in the tile
-    u64 base[BUCKETS];         // scatter: each bucket's next output position
+    WarpHist hist;
+};
+
+// The scatter's staging word: a key, or a value (staged after the keys, in the same bytes).
+#define STAGE_WORD (HAS_VALUES && sizeof(Value) > sizeof(Key) ? sizeof(Value) : sizeof(Key))
+
+// Shared memory of the scatter blocks. A tile is staged in bucket order (keys, then values, in
+// the same bytes) so that consecutive threads write consecutive positions of a bucket; the
+// staging aliases the warp histograms, which are dead once every key knows its slot.
+struct ScatterStorage {
+    Tree tree;
+    u64 delta[BUCKETS];  // bucket b's output position less its first slot in the tile's bucket order
+    typename sortlab::BlockScan<u32, TILE_THREADS>::TempStorage scan;
+    union {
+        WarpHist hist;
+        struct {
+            __align__(16) unsigned char words[TILE * STAGE_WORD];
+            unsigned short bucket[TILE];  // the bucket of each slot
+        } stage;
+    } u;
 };
 
 // Classifies and ranks one tile [tile_start, tile_start + TILE) of a segment ending at seg_end:
 // thread (warp w, lane l) holds tile elements w * 32 * TILE_ITEMS + k * 32 + l (k < TILE_ITEMS),
 // in order within the warp. On return slot[k] = bucket | rank << 16: the key's bucket (BUCKETS - 1
 // past the segment's end) and its place among its warp's keys of that bucket (one register for
-// both keeps the scatter free of spills). Afterwards s.hist[w][b] holds the warp's exclusive offset
+// both keeps the scatter free of spills). Afterwards hist[w][b] holds the warp's exclusive offset
 // within the tile's bucket b, and count[j] (thread t) the tile's count of bucket t + j * 256.
-__device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 tile_start, u64 seg_end, Bits flip,
-                                          Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS], u32 (&count)[BPT]) {
+// `hist` may alias other shared memory: the first write to it follows a barrier.
+__device__ __forceinline__ void rank_tile(const Tree& tree, WarpHist& hist, const Key* src, u64 tile_start, u64 seg_end,
+                                          Bits flip, Bits (&keys)[TILE_ITEMS], u32 (&bucket)[TILE_ITEMS],
+                                          u32 (&count)[BPT]) {
     const u32 tid = threadIdx.x;
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
-    for (u32 b = tid; b < WARPS * BUCKETS; b += TILE_THREADS) (&s.hist[0][0])[b] = 0;
+    __syncthreads();  // the previous user of `hist` is done
+    for (u32 b = tid; b < WARPS * BUCKETS; b += TILE_THREADS) (&hist[0][0])[b] = 0;
     __syncthreads();
     const u32 lt = (1u << lane) - 1;
 #pragma unroll
@@ -203,7 +229,7 @@ __device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 ti
         const u64 i = tile_start + (u64)warp * 32 * TILE_ITEMS + (u64)k * 32 + lane;
         if (i < seg_end) {
             keys[k] = load_bits(src, i, flip);
-            bucket[k] = bucket_of(s.tree, keys[k]);
+            bucket[k] = bucket_of(tree, keys[k]);
         } else {
             keys[k] = 0;
             bucket[k] = BUCKETS - 1;
@@ -212,10 +238,10 @@ __device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 ti
 #pragma unroll
     for (int k = 0; k < TILE_ITEMS; ++k) {
         const u32 peers = __match_any_sync(0xffffffffu, bucket[k]);
-        const u32 before = s.hist[warp][bucket[k]];
+        const u32 before = hist[warp][bucket[k]];
         const u32 rank = before + __popc(peers & lt);
         __syncwarp();
-        if ((__ffs(peers) - 1) == (int)lane) s.hist[warp][bucket[k]] = before + __popc(peers);
+        if ((__ffs(peers) - 1) == (int)lane) hist[warp][bucket[k]] = before + __popc(peers);
         __syncwarp();
         bucket[k] |= rank << 16;
     }
@@ -227,8 +253,8 @@ __device__ __forceinline__ void rank_tile(TileStorage& s, const Key* src, u64 ti
         u32 sum = 0;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) {
-            const u32 c = s.hist[w][b];
-            s.hist[w][b] = sum;
+            const u32 c = hist[w][b];
+            hist[w][b] = sum;
             sum += c;
         }
         count[j] = b == BUCKETS - 1 ? 0 : sum;
@@ -385,7 +411,7 @@ __device__ __forceinline__ bool chunk_at(const u64* segs, u32 nseg, const u64* c
 extern "C" __global__ void __launch_bounds__(TILE_THREADS)
 sample_count(const Key* src, const u64* segs, u32 nseg, const Bits* splitters, const u64* ctrl, u64* counts,
              Bits flip) {
-    __shared__ TileStorage s;
+    __shared__ CountStorage s;
     ChunkAt a;
     if (!chunk_at(segs, nseg, ctrl, blockIdx.x, a)) return;
     load_tree(s.tree, splitters + (u64)a.s * (SPLITTERS + 1));
@@ -398,7 +424,7 @@ sample_count(const Key* src, const u64* segs, u32 nseg, const Bits* splitters, c
         if (tile_start >= a.end) break;
         Bits keys[TILE_ITEMS];
         u32 bucket[TILE_ITEMS], count[BPT];
-        rank_tile(s, src, tile_start, a.end, flip, keys, bucket, count);
+        rank_tile(s.tree, s.hist, src, tile_start, a.end, flip, keys, bucket, count);
 #pragma unroll
         for (int j = 0; j < BPT; ++j) total[j] += count[j];
     }
@@ -473,11 +499,14 @@ sample_scan_apply(u64* counts, const u64* ctrl, const u64* partials) {
 }
 
 // One block per chunk: every key (and value) of the chunk to its bucket in dst, stably.
-// offsets: the scanned counts (global exclusive prefix over the level's counts).
+// offsets: the scanned counts (global exclusive prefix over the level's counts). Each tile is
+// ranked, staged in shared memory in bucket order (input order within a bucket), and written
+// from there slot by slot: a warp's stores cover whole runs of a bucket instead of one key of
+// each of 32 buckets.
 extern "C" __global__ void __launch_bounds__(TILE_THREADS, SCATTER_MIN_BLOCKS)
 sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, const u64* segs, u32 nseg,
                const Bits* splitters, const u64* ctrl, const u64* offsets, Bits flip) {
-    __shared__ TileStorage s;
+    __shared__ ScatterStorage s;
     ChunkAt a;
     if (!chunk_at(segs, nseg, ctrl, blockIdx.x, a)) return;
     load_tree(s.tree, splitters + (u64)a.s * (SPLITTERS + 1));
@@ -485,40 +514,77 @@ sample_scatter(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, c
     const u32 lane = tid & 31;
     const u32 warp = tid >> 5;
     const u64 seg0 = offsets[a.base * BUCKETS];
-    u64 next[BPT];
+    u64 next[BPT];  // the output position of the tile's first key of bucket tid + j * 256
 #pragma unroll
     for (int j = 0; j < BPT; ++j) {
         const u64 b = tid + j * TILE_THREADS;
         next[j] = a.start + offsets[a.base * BUCKETS + b * a.m + a.c] - seg0;
     }
+    Key* stage_k = reinterpret_cast<Key*>(s.u.stage.words);
     const u64 first = a.start + a.c * CHUNK;
     for (int t = 0; t < CHUNK_TILES; ++t) {
         const u64 tile_start = first + (u64)t * TILE;
         if (tile_start >= a.end) break;
+        const u32 valid = a.end - tile_start < (u64)TILE ? (u32)(a.end - tile_start) : (u32)TILE;
         Bits keys[TILE_ITEMS];
         u32 bucket[TILE_ITEMS], count[BPT];
+        rank_tile(s.tree, s.u.hist, src_k, tile_start, a.end, flip, keys, bucket, count);
+        // Each bucket's first slot in the tile's bucket order (an exclusive scan of the counts;
+        // padding, the last id, counts 0 and lands past `valid`), added to the warps' offsets.
+        u32 carry = 0;
 #pragma unroll
-        for (int j = 0; j < BPT; ++j) s.base[tid + j * TILE_THREADS] = next[j];  // read after rank_tile's barriers
-        rank_tile(s, src_k, tile_start, a.end, flip, keys, bucket, count);
+        for (int j = 0; j < BPT; ++j) {
+            u32 total;
+            const u32 b = tid + j * TILE_THREADS;
+            const u32 slot0 = carry + sortlab::BlockScan<u32, TILE_THREADS>::exclusive_scan(
+                                          count[j], 0u, sortlab::Sum(), total, s.scan);
+            carry += total;
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) s.u.hist[w][b] += slot0;
+            s.delta[b] = next[j] - slot0;
+            next[j] += count[j];
+            __syncthreads();  // s.scan is reused; s.u.hist is complete after the last round
+        }
+        // Every key's slot (kept with its bucket: slot | bucket << 16), then the staging, which
+        // overwrites the histograms.
+#pragma unroll
+        for (int k = 0; k < TILE_ITEMS; ++k) {
+            const u32 b = bucket[k] & 0xffffu;
+            bucket[k] = (s.u.hist[warp][b] + (bucket[k] >> 16)) | (b << 16);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TILE_ITEMS; ++k) {
+            const u32 slot = bucket[k] & 0xffffu;
+            stage_k[slot] = sortlab::key_from_flipped_bits<Key>(keys[k], flip);
+            s.u.stage.bucket[slot] = (unsigned short)(bucket[k] >> 16);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TILE_ITEMS; ++k) {
+            const u32 slot = (u32)k * TILE_THREADS + tid;
+            if (slot < valid) dst_k[s.delta[s.u.stage.bucket[slot]] + slot] = stage_k[slot];
+        }
+#if HAS_VALUES
+        Value* stage_v = reinterpret_cast<Value*>(s.u.stage.words);
+        __syncthreads();  // the keys are out of the staging
 #pragma unroll
         for (int k = 0; k < TILE_ITEMS; ++k) {
             const u64 i = tile_start + (u64)warp * 32 * TILE_ITEMS + (u64)k * 32 + lane;
-            if (i < a.end) {
-                const u32 b = bucket[k] & 0xffffu;
-                const u64 pos = s.base[b] + s.hist[warp][b] + (bucket[k] >> 16);
-                dst_k[pos] = sortlab::key_from_flipped_bits<Key>(keys[k], flip);
-#if HAS_VALUES
-                dst_v[pos] = src_v[i];
-#endif
-            }
+            if (i < a.end) stage_v[bucket[k] & 0xffffu] = src_v[i];
         }
-#if !HAS_VALUES
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TILE_ITEMS; ++k) {
+            const u32 slot = (u32)k * TILE_THREADS + tid;
+            if (slot < valid) dst_v[s.delta[s.u.stage.bucket[slot]] + slot] = stage_v[slot];
+        }
+#else
         (void)src_v;
         (void)dst_v;
+        (void)lane;
 #endif
-#pragma unroll
-        for (int j = 0; j < BPT; ++j) next[j] += count[j];
-        __syncthreads();  // s.base and s.hist are rewritten by the next tile
+        // The next tile's rank_tile starts with a barrier before it reuses the staging.
     }
 }
 
@@ -602,8 +668,6 @@ extern "C" __global__ void __launch_bounds__(FINAL_THREADS)
 sample_final(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, const u64* finals, u64 count, Bits flip,
              u32 smem_bytes) {
     if (smem_bytes < (u32)FINAL_SMEM_BYTES) __trap();
-    FinalSort::TempStorage& tmp = *reinterpret_cast<FinalSort::TempStorage*>(sample_smem);
-    const u32 tid = threadIdx.x;
     const u64 entries = finals == nullptr ? 1 : count;
     for (u64 e = blockIdx.x; e < entries; e += gridDim.x) {
         u64 base;
@@ -614,55 +678,10 @@ sample_final(const Key* src_k, const Value* src_v, Key* dst_k, Value* dst_v, con
             copy_entry<FINAL_THREADS>(src_k, src_v, dst_k, dst_v, base, valid);
             continue;
         }
-        Bits b[FINAL_ITEMS];
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) {
-            const u32 i = k * FINAL_THREADS + tid;
-            tmp.u.keys[FinalSort::slot(i)] =
-                i < valid ? load_bits(src_k, base + i, flip) : sortlab::max_bits<Bits>();
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) b[k] = tmp.u.keys[FinalSort::slot(tid * FINAL_ITEMS + k)];
-        __syncthreads();
 #if HAS_VALUES
-        Value v[FINAL_ITEMS];
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) {
-            const u32 i = k * FINAL_THREADS + tid;
-            if (i < valid) tmp.u.values[i] = src_v[base + i];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) v[k] = tmp.u.values[tid * FINAL_ITEMS + k];
-        __syncthreads();
-        FinalSort::sort(b, v, tmp, valid);
+        FinalSort::sort(src_k + base, src_v + base, dst_k + base, dst_v + base, valid, flip, sample_smem);
 #else
-        FinalSort::sort(b, tmp, valid);
-#endif
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) tmp.u.keys[FinalSort::slot(tid * FINAL_ITEMS + k)] = b[k];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) {
-            const u32 i = k * FINAL_THREADS + tid;
-            if (i < valid) dst_k[base + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[FinalSort::slot(i)], flip);
-        }
-        __syncthreads();
-#if HAS_VALUES
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) tmp.u.values[tid * FINAL_ITEMS + k] = v[k];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < FINAL_ITEMS; ++k) {
-            const u32 i = k * FINAL_THREADS + tid;
-            if (i < valid) dst_v[base + i] = tmp.u.values[i];
-        }
-        __syncthreads();
-#else
-        (void)src_v;
-        (void)dst_v;
+        FinalSort::sort(src_k + base, nullptr, dst_k + base, nullptr, valid, flip, sample_smem);
 #endif
     }
 }
