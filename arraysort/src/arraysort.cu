@@ -501,15 +501,10 @@ large_merge(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64
         // Unless d1 ends the pair, the list's next tile is this array's next, in this pair (it
         // is missing only when bad offsets overflowed the list: the tile is then left as it is).
         if (d1 < pair_len && g + 1 >= count) continue;
-        const u64 a0 = splits[g];
         const u64 a1 = d1 == pair_len ? r.a_len : splits[g + 1];
-        const u64 b0 = d0 - a0;
-        const u32 na = (u32)(a1 - a0);
-        const u32 nb = (u32)(d1 - d0) - na;
         const u64 base = lt.s.begin + r.start;
-        RunMerge::merge(ik + base + a0, merge_values(iv, base + a0), na, ik + base + r.a_len + b0,
-                        merge_values(iv, base + r.a_len + b0), nb, okb + lt.s.begin + o,
-                        merge_values(ovb, lt.s.begin + o), flip, smem);
+        RunMerge::merge_split(ik + base, merge_values(iv, base), r.a_len, d0, d1, splits[g], a1, okb + lt.s.begin + o,
+                              merge_values(ovb, lt.s.begin + o), flip, smem);
     }
 }
 

@@ -164,20 +164,21 @@ fn large<K: SortKey>(
     unsafe { plan.launch(LaunchConfig::linear(grid, small), &args)? };
     let run_threads = p.run_threads();
     let tile_grid = b.gpu.grid_stride_blocks(tiles, 1, BLOCKS_PER_SM);
+    // The tile list's arguments, the same run of parameters in the three tile kernels.
+    let tile_list = |args: &mut KernelArgs| {
+        args.push(offsets)
+            .push(fixed_len)
+            .push(list)
+            .push(s.n as u64)
+            .push(first)
+            .push(array)
+            .push(meta)
+            .push(tiles as u64);
+    };
     let mut args = KernelArgs::new();
-    args.push(b.keys)
-        .push(b.values)
-        .push(tk)
-        .push(tv)
-        .push(offsets)
-        .push(fixed_len)
-        .push(list)
-        .push(s.n as u64)
-        .push(first)
-        .push(array)
-        .push(meta)
-        .push(tiles as u64)
-        .push(flip);
+    args.push(b.keys).push(b.values).push(tk).push(tv);
+    tile_list(&mut args);
+    args.push(flip);
     // SAFETY: `large_runs(KEY_T*, VALUE_T*, KEY_T*, VALUE_T*, const OFFSET_T*, u64, const u64*,
     // u64, const u64*, const u32*, const u64*, u64, KEY_BITS_T)`: keys, values, tk, tv hold n
     // elements (values only with HAS_VALUES) and every tile lies inside its clamped span; the
@@ -186,39 +187,17 @@ fn large<K: SortKey>(
     let part_grid = b.gpu.grid_stride_blocks(tiles, small, BLOCKS_PER_SM);
     for pass in 0..layout.large_passes {
         let mut args = KernelArgs::new();
-        args.push(b.keys)
-            .push(tk)
-            .push(offsets)
-            .push(fixed_len)
-            .push(list)
-            .push(s.n as u64)
-            .push(first)
-            .push(array)
-            .push(meta)
-            .push(tiles as u64)
-            .push(pass)
-            .push(splits)
-            .push(flip);
+        args.push(b.keys).push(tk);
+        tile_list(&mut args);
+        args.push(pass).push(splits).push(flip);
         // SAFETY: `large_partition(const KEY_T*, const KEY_T*, const OFFSET_T*, u64, const u64*,
         // u64, const u64*, const u32*, const u64*, u64, u32, u64*, KEY_BITS_T)`: as large_runs;
         // splits holds `tiles` words, one per tile below the clamped count.
         unsafe { partition.launch(LaunchConfig::linear(part_grid, small), &args)? };
         let mut args = KernelArgs::new();
-        args.push(b.keys)
-            .push(b.values)
-            .push(tk)
-            .push(tv)
-            .push(offsets)
-            .push(fixed_len)
-            .push(list)
-            .push(s.n as u64)
-            .push(first)
-            .push(array)
-            .push(meta)
-            .push(tiles as u64)
-            .push(pass)
-            .push(splits)
-            .push(flip);
+        args.push(b.keys).push(b.values).push(tk).push(tv);
+        tile_list(&mut args);
+        args.push(pass).push(splits).push(flip);
         // SAFETY: `large_merge(KEY_T*, VALUE_T*, KEY_T*, VALUE_T*, const OFFSET_T*, u64, const
         // u64*, u64, const u64*, const u32*, const u64*, u64, u32, const u64*, KEY_BITS_T)`: as
         // large_runs; each tile's slices lie inside its array's pair of runs (the partition's

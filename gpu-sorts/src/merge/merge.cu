@@ -280,23 +280,16 @@ __device__ __forceinline__ void merge_tile(const Key* keys_in, const Value* valu
     const u64 diag1 = end - p.start;
     const u64 a0 = tile_splits[0];
     const u64 a1 = diag1 == pair_len ? p.a_len : tile_splits[1];
-    const u64 b0 = diag0 - a0;
-    const u32 na = (u32)(a1 - a0);
-    const u32 nb = (u32)(diag1 - diag0) - na;
-    const u64 at_a = p.start + a0;
-    const u64 at_b = p.start + p.a_len + b0;
 #if HAS_VALUES
-    const SortValueT* va = values_in + at_a;
-    const SortValueT* vb = values_in + at_b;
+    const SortValueT* vin = values_in + p.start;
     SortValueT* vo = values_out + o0;
 #else
     (void)values_in;
     (void)values_out;
-    const SortValueT* va = nullptr;
-    const SortValueT* vb = nullptr;
+    const SortValueT* vin = nullptr;
     SortValueT* vo = nullptr;
 #endif
-    TileMerge::merge(keys_in + at_a, va, na, keys_in + at_b, vb, nb, keys_out + o0, vo, flip, merge_smem);
+    TileMerge::merge_split(keys_in + p.start, vin, p.a_len, diag0, diag1, a0, a1, keys_out + o0, vo, flip, merge_smem);
 }
 
 // One merge level: block t writes outputs [t * MERGE_TILE, min(n, (t + 1) * MERGE_TILE)), all of

@@ -17,6 +17,12 @@
 //       by a merge-path split and merges them serially (branch-free: one shared load a step, at
 //       the side that advanced), and the tile goes back through shared memory to a coalesced
 //       store. Every thread of the block must call it; it ends with the shared memory free.
+//   merge_split(in, vin, a_len, d0, d1, a0, a1, out, vout, flip, smem)
+//       the tile of outputs [d0, d1) (d1 - d0 <= TILE) of the stable merge of two adjacent runs,
+//       A = in[0 .. a_len) and B = in[a_len ..) (values vin beside them), to out[0 .. d1 - d0)
+//       (vout), given the merge-path splits a0 of diagonal d0 and a1 of d1 (A's elements among
+//       the first d0 and d1 outputs): merge() of A[a0 .. a1) and B[d0 - a0 .. d1 - a1). vin and
+//       vout are not used (and may be null) for NullValue.
 #pragma once
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/merge_path.cuh"
@@ -33,6 +39,21 @@ template <typename Key, typename Bits, typename Value, int THREADS, int ITEMS> s
     static_assert((SLOTS * sizeof(Bits)) % 8 == 0, "the values start 8-byte aligned");
 
     static __device__ __forceinline__ u32 slot(u32 i) { return i + (i >> PAD_SHIFT); }
+
+    static __device__ __forceinline__ void merge_split(const Key* in, const Value* vin, u64 a_len, u64 d0, u64 d1,
+                                                       u64 a0, u64 a1, Key* out, Value* vout, Bits flip,
+                                                       unsigned char* smem) {
+        const u64 b0 = d0 - a0;
+        const u32 na = (u32)(a1 - a0);
+        const u32 nb = (u32)(d1 - d0) - na;
+        const Value* va = vin;
+        const Value* vb = vin;
+        if constexpr (kPairs) {
+            va = vin + a0;
+            vb = vin + a_len + b0;
+        }
+        merge(in + a0, va, na, in + a_len + b0, vb, nb, out, vout, flip, smem);
+    }
 
     static __device__ __forceinline__ void merge(const Key* a, const Value* va, u32 na, const Key* b, const Value* vb,
                                                  u32 nb, Key* out, Value* vout, Bits flip, unsigned char* smem) {

@@ -22,12 +22,13 @@
 
 namespace sortlab {
 
-template <typename AtA, typename AtB>
-__device__ __forceinline__ u32 merge_path_by(AtA a, u32 a_len, AtB b, u32 b_len, u32 diag) {
-    u32 lo = diag > b_len ? diag - b_len : 0;
-    u32 hi = diag < a_len ? diag : a_len;
+// The search behind merge_path_by and merge_path_by_wide, for either index width.
+template <typename Index, typename AtA, typename AtB>
+__device__ __forceinline__ Index merge_path_search(AtA a, Index a_len, AtB b, Index b_len, Index diag) {
+    Index lo = diag > b_len ? diag - b_len : 0;
+    Index hi = diag < a_len ? diag : a_len;
     while (lo < hi) {
-        const u32 mid = (lo + hi) >> 1;
+        const Index mid = (lo + hi) >> 1;
         if (b(diag - 1 - mid) < a(mid)) {
             hi = mid;
         } else {
@@ -38,18 +39,13 @@ __device__ __forceinline__ u32 merge_path_by(AtA a, u32 a_len, AtB b, u32 b_len,
 }
 
 template <typename AtA, typename AtB>
+__device__ __forceinline__ u32 merge_path_by(AtA a, u32 a_len, AtB b, u32 b_len, u32 diag) {
+    return merge_path_search<u32>(a, a_len, b, b_len, diag);
+}
+
+template <typename AtA, typename AtB>
 __device__ __forceinline__ u64 merge_path_by_wide(AtA a, u64 a_len, AtB b, u64 b_len, u64 diag) {
-    u64 lo = diag > b_len ? diag - b_len : 0;
-    u64 hi = diag < a_len ? diag : a_len;
-    while (lo < hi) {
-        const u64 mid = (lo + hi) >> 1;
-        if (b(diag - 1 - mid) < a(mid)) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
+    return merge_path_search<u64>(a, a_len, b, b_len, diag);
 }
 
 template <typename Bits>
