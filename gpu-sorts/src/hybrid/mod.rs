@@ -60,11 +60,11 @@
 //! # Performance
 //! Fast, keys alone: one read to sample (n / 64 keys), one read to count, one read and one
 //! scattered write to bucket, one read and one write to sort: 5 passes over the keys (with
-//! values, a scattered write and a read of them, and a gather inside each bucket). On an NVIDIA
-//! H200, against CUB's `DeviceMergeSort` in the same call, the fast sort runs uniform u32 keys
-//! at 0.50x (2^24) and 0.40x (2^28) CUB's speed, u32/u32 pairs at 0.39x (2^28): short of the
-//! issue's 0.6x; every pattern is at least as fast as uniform keys. `README.md` beside this
-//! module has the arithmetic, the tables and what bounds them.
+//! values, a scattered write and a read of them, and a gather inside each bucket). The count
+//! and the bucket scatter take one global atomic a key each, which bounds it below CUB's
+//! `DeviceMergeSort` on uniform u32 keys; every pattern is at least as fast as uniform keys.
+//! `README.md` beside this module has the arithmetic, the measured tables against CUB and what
+//! bounds them.
 //!
 //! # Example
 //! ```no_run

@@ -64,12 +64,11 @@
 //!
 //! # Performance
 //! Each round reads every key still in play twice (count, write) and writes it once; about
-//! 1.03 log2(n / tile) + 1 rounds on random keys. On an NVIDIA H200, against CUB's
-//! `DeviceMergeSort` in the same call, the fast sort runs uniform u32 keys at 0.39x (2^24) and
-//! 0.36x (2^28) CUB's speed, u32/u32 pairs at 0.45x (2^28): short of the issue's 0.6x. Sorted,
-//! reverse and pipe-organ inputs run as fast as random ones, equal keys faster. The notes'
-//! round trips cost 1.40x the time at 2^20. `README.md` beside this module has the pass and
-//! byte arithmetic, the tables and what bounds them.
+//! 1.03 log2(n / tile) + 1 rounds on random keys; it runs below CUB's `DeviceMergeSort` on
+//! uniform u32 keys. Sorted, reverse and pipe-organ inputs run as fast as random ones, equal
+//! keys faster; the notes' per-round host round trips cost most at small sizes. `README.md`
+//! beside this module has the pass and byte arithmetic, the measured tables against CUB and
+//! what bounds them.
 //!
 //! # Example
 //! ```no_run

@@ -21,16 +21,17 @@
 //! 3. **Scan**: one device-wide exclusive scan of the counts, laid out bucket-major and
 //!    chunk-minor per segment, gives every (chunk, bucket) its output position.
 //! 4. **Scatter**: each chunk recomputes its buckets, ranks its keys stably by bucket (warp
-//!    match: input order kept within a bucket) and writes keys (and values) to the other
-//!    buffer.
+//!    match: input order kept within a bucket), stages each tile in shared memory in bucket
+//!    order and writes keys (and values) from there to the other buffer, a bucket's run by
+//!    consecutive threads.
 //! 5. **Emit**: a thread per bucket files it: equality buckets and single keys are done
 //!    (copied home when the level wrote the scratch buffer), buckets of at most one final
 //!    tile go to the level's final sort, larger ones become the next level's segments. One
 //!    host round trip per level reads three counters (32 bytes) to size the next launches.
 //! 6. **Final sort**: every small bucket of the level sorted by one block, all in one launch:
-//!    the block merge sort of `primitives` ([`SampleVariant::Fast`]) or the course notes'
-//!    odd-even transposition sort in shared memory ([`SampleVariant::Notes`], buckets of at
-//!    most 1024 keys).
+//!    the block merge sort of `primitives` by the smallest of three tiles that holds the
+//!    bucket ([`SampleVariant::Fast`]) or the course notes' odd-even transposition sort in
+//!    shared memory ([`SampleVariant::Notes`], buckets of at most 1024 keys).
 //!
 //! Depth is bounded on every input: equality buckets end all-equal and few-distinct inputs in
 //! one level; from level 4 on (uniform keys need 2 levels at 2^28, 3 at 2^32) a segment's
@@ -64,12 +65,11 @@
 //! # Performance
 //! A level reads the keys twice (count, scatter) and writes them once; values are read and
 //! written once. Uniform 2^28 u32 keys take 2 levels and the final sort (about 32 bytes a key
-//! in all, where CUB's merge sort moves 136). On an NVIDIA H200, against CUB's
-//! `DeviceMergeSort` in the same call, the fast sort runs uniform u32 keys at 0.45x (2^24) and
-//! 0.51x (2^28) CUB's speed, u32/u32 pairs at 0.61x (2^28), and full-range u64 keys at 0.47x
-//! `DeviceRadixSort` (2^28): short of the issue's 1.5x and 1.0x. Sorted, reverse and equal
-//! keys are faster than uniform ones. `README.md` beside this module has the arithmetic, the
-//! tables and what bounds them.
+//! in all, where CUB's merge sort moves 136), yet the sort is bound by the count's and the
+//! scatter's search-tree walks and the final block sorts, not by memory: it runs below CUB's
+//! `DeviceMergeSort` on uniform u32 keys. Sorted, reverse and equal keys are faster than uniform
+//! ones. `README.md` beside this module has the arithmetic, the measured tables against CUB and
+//! the profile.
 //!
 //! # Example
 //! ```no_run
