@@ -62,8 +62,9 @@ impl Shape {
     /// Tiles of 256 x 16 keys of 4 bytes (x 8 of 8 bytes) for counting and scattering, chunks
     /// of eight tiles a block; final sorts of 512 x 16 (x 8) keys, as the merge sort's tiles.
     /// Scatter blocks hold a tile's keys and slot words in registers until the tile is staged in
-    /// shared memory: without spills (`scripts/sass`), 3 blocks a multiprocessor fit with 4-byte
-    /// keys (80 registers; 4 spill) and 4 with 8-byte keys (64 registers).
+    /// shared memory (`scripts/sass`): 3 blocks a multiprocessor with 4-byte keys (80 registers,
+    /// no spills but 8 bytes of stack with 8-byte values; 4 blocks spill) and 4 with 8-byte keys
+    /// (64 registers, no spills).
     pub fn of(key_size: usize, value_size: usize) -> Shape {
         let wide = key_size > 4;
         Shape {
