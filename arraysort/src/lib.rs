@@ -33,8 +33,8 @@
 //!   fixed length the host knows the class and launches only its kernel; with offsets a
 //!   classify kernel writes each array's index into its class's list on the device, and every
 //!   class kernel is launched on a grid sized from an upper bound (no array of a class can be
-//!   shorter than its minimum length), reading its count on the device. The classes launched are returned in an
-//!   [`ArrayReport`].
+//!   shorter than its minimum length), reading its count on the device. The classes launched
+//!   are returned in an [`ArrayReport`].
 //!
 //! **No host round trip inside a call:** unlike CUB's `DeviceSegmentedSort`, which copies
 //! segment counts to the host to size its grids, no sort here issues a device-to-host copy or a

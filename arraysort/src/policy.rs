@@ -359,9 +359,6 @@ mod tests {
         assert_eq!(p.list_len(10, 0), 0);
     }
 
-    /// The warp classes' network: a bitonic sort over G lanes, simulated with the kernel's
-    /// compare-exchange rule on (bits, position) pairs, sorts every 0/1 input (the 0-1
-    /// principle) and random ones stably.
     /// The large class's pass counts and tile-list bound, against a direct count.
     #[test]
     fn large_passes_and_tiles() {
@@ -388,6 +385,9 @@ mod tests {
         }
     }
 
+    /// The warp classes' network: a bitonic sort over G lanes, simulated with the kernel's
+    /// compare-exchange rule on (bits, position) pairs, sorts every 0/1 input (the 0-1
+    /// principle) and random ones stably.
     #[test]
     fn group_network_sorts() {
         fn network(x: &mut [(u32, u32)]) {

@@ -191,8 +191,8 @@ fn every_pattern_u64() {
     every_pattern::<u64>("arraysort::every_pattern_u64");
 }
 
-/// All-equal arrays of every class (the large class's merges keep ties in input order) and NaN, ±inf, -0.0
-/// and subnormals repeated inside arrays.
+/// All-equal arrays of every class (the large class's merges keep ties in input order) and NaN,
+/// ±inf, -0.0 and subnormals repeated inside arrays.
 fn equal_and_special<K: SortKey>() {
     let gpu = gpu();
     for variant in ArrayVariant::ALL {
