@@ -14,7 +14,7 @@
 //! Satish; `tune`: shapes × look-back windows at 2^28, the fastest per workload then timed as
 //! in `table` (and `phases`); `policies` / `policies-pairs` / `policies-f32`: the shapes listed
 //! in `RADIX_POLICIES` (e.g. `384x15x3a,384x20x2b`: threads x items x min blocks, then
-//! `a`tomic-or, `b`allot or `m`atch-any ranking) on 2^28 u32 keys / pairs / f32 keys
+//! `a`tomic-or, `b`allot, `m`atch-any or `s`plit-by-nibbles ranking) on 2^28 u32 keys / pairs / f32 keys
 //! (2^`RADIX_LOG2` if set). With no
 //! argument: table, phases, sweep, classic.
 
@@ -443,7 +443,8 @@ fn env_policies(key_size: usize, value_size: usize) -> Res<Vec<(String, FastPoli
             "a" => RankMatch::AtomicOr,
             "b" => RankMatch::Ballot,
             "m" => RankMatch::Any,
-            _ => return Err(format!("RADIX_POLICIES item {item}: match a, b or m").into()),
+            "s" => RankMatch::Split4,
+            _ => return Err(format!("RADIX_POLICIES item {item}: match a, b, m or s").into()),
         };
         if let Some((per_sm, threads, items)) = hist {
             p.hist_blocks_per_sm = per_sm;

@@ -260,6 +260,39 @@ fn fast_tuning_shapes() {
         ),
         ("match_any", Box::new(|p| p.rank_match = RankMatch::Any)),
         ("ballot", Box::new(|p| p.rank_match = RankMatch::Ballot)),
+        ("split4", Box::new(|p| p.rank_match = RankMatch::Split4)),
+        (
+            "split4, portions of 2 tiles, 6 bits",
+            Box::new(|p| {
+                p.rank_match = RankMatch::Split4;
+                p.portion_tiles = Some(2);
+                p.radix_bits = 6;
+            }),
+        ),
+        (
+            "split4, 3 bits, 256x18",
+            Box::new(|p| {
+                p.rank_match = RankMatch::Split4;
+                p.radix_bits = 3;
+                *p = p.with_shape(PassShape::new(256, 18, 4));
+            }),
+        ),
+        (
+            "split4, mid-sized shape 128x5 at every length",
+            Box::new(|p| {
+                p.rank_match = RankMatch::Split4;
+                p.mid_max = usize::MAX;
+                p.mid = PassShape::new(128, 5, 4);
+            }),
+        ),
+        (
+            "split4, large shape 896x18 at every length",
+            Box::new(|p| {
+                p.rank_match = RankMatch::Split4;
+                p.large_min = 0;
+                p.large = PassShape::new(896, 18, 1);
+            }),
+        ),
         (
             "ballot, portions of 2 tiles",
             Box::new(|p| {

@@ -82,6 +82,9 @@ fn radix_fast_tuning_shapes_compile() {
         (256, 16, 11, 2),
         (384, 20, 6, 1),
         (384, 15, 1, 2),
+        (384, 24, 8, 3),
+        (896, 18, 8, 3),
+        (128, 5, 6, 3),
     ] {
         let (_, d) = radix::module_configs(4, 4).remove(0);
         let defines = d

@@ -18,9 +18,13 @@
 //   ITEMS_PER_THREAD   keys per thread of the pass kernel: a tile is BLOCK_THREADS * this
 //   MIN_BLOCKS         the pass kernel's __launch_bounds__ minimum of resident blocks per SM
 //   RADIX_BITS         digit width, 1 to 11 (RADIX_DIGITS = 2^RADIX_BITS)
-//   MATCH_ALGO         how a warp finds its lanes with equal digits: 0 __match_any_sync,
-//                      1 RADIX_BITS ballots, 2 atomicOr of lane bits into per-warp digit masks
-//                      in shared memory (one atomic, one load)
+//   MATCH_ALGO         how a tile is ranked by digit: 0 __match_any_sync, 1 RADIX_BITS ballots,
+//                      2 atomicOr of lane bits into per-warp digit masks in shared memory (one
+//                      atomic, one load), each finding a warp's lanes with equal digits and
+//                      counting them in per-warp digit counters in shared memory; 3 two stable
+//                      in-tile splits by 4-bit halves of the digit (RADIX_BITS <= 8), low half
+//                      first, each ranked by four ballots with the warp's 16 counters in
+//                      registers (no shared-memory counters; one more exchange of the tile)
 //   HIST_THREADS       threads per block of the histogram kernel
 //   HIST_ITEMS         keys per thread of the histogram kernel (a multiple of the keys per
 //                      16 bytes)
@@ -101,14 +105,23 @@ typedef VALUE_T Value;
 #define STATUS_COUNT_MASK ((1u << 30) - 1u)
 
 // Dynamic shared memory of onesweep_pass, in bytes: digit offsets (u64), the key exchange, the
-// value exchange (pairs), the warps' digit counters, the warps' digit masks (MATCH_ALGO 2). The
-// host (fast.rs, FastPolicy::pass_shared_bytes) computes the same; the kernel checks it.
+// value exchange (pairs), then for MATCH_ALGO 0-2 the warps' digit counters and the warps' digit
+// masks (MATCH_ALGO 2), for MATCH_ALGO 3 the tile's digit counts, the warps' counts of the two
+// splits' 16 half-digits and (pairs) each key's move in the second split (u16). The host
+// (policy.rs, FastPolicy::pass_shared_bytes) computes the same; the kernel checks it.
 #define ALIGN16(x) (((x) + 15) / 16 * 16)
 #define SMEM_OFF_KEYS (RADIX_DIGITS * 8)
 #define SMEM_OFF_VALUES (SMEM_OFF_KEYS + ALIGN16(TILE_ITEMS * (int)sizeof(Key)))
 #define SMEM_OFF_WARP_HIST (SMEM_OFF_VALUES + (HAS_VALUES ? ALIGN16(TILE_ITEMS * (int)sizeof(Value)) : 0))
+#define NIBBLES 16  // values of a 4-bit half-digit (MATCH_ALGO 3)
+#if MATCH_ALGO == 3
+#define SMEM_OFF_NIBBLES (SMEM_OFF_WARP_HIST + RADIX_DIGITS * 4)
+#define SMEM_OFF_MOVES (SMEM_OFF_NIBBLES + 2 * WARPS * NIBBLES * 4)
+#define SMEM_BYTES (SMEM_OFF_MOVES + (HAS_VALUES ? ALIGN16(TILE_ITEMS * 2) : 0))
+#else
 #define SMEM_OFF_MASKS (SMEM_OFF_WARP_HIST + WARPS * RADIX_DIGITS * 4)
 #define SMEM_BYTES (SMEM_OFF_MASKS + (MATCH_ALGO == 2 ? WARPS * RADIX_DIGITS * 4 : 0))
+#endif
 
 static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && BLOCK_THREADS % 32 == 0,
               "BLOCK_THREADS must be a multiple of 32 from 32 to 1024");
@@ -138,7 +151,10 @@ __device__ __forceinline__ u32 lane_mask_lt() {
     return m;
 }
 
-static_assert(MATCH_ALGO >= 0 && MATCH_ALGO <= 2, "MATCH_ALGO must be 0, 1 or 2");
+static_assert(MATCH_ALGO >= 0 && MATCH_ALGO <= 3, "MATCH_ALGO must be 0 to 3");
+static_assert(MATCH_ALGO != 3 || RADIX_BITS <= 8, "MATCH_ALGO 3 splits digits of at most 8 bits");
+static_assert(MATCH_ALGO != 3 || (WARP_ITEMS <= 4096 && TILE_ITEMS <= 65536),
+              "MATCH_ALGO 3 packs a key's rank in its warp in 12 bits and its tile position in 16");
 
 // The lanes of the warp whose digit equals this lane's (every lane of the warp calls it), for
 // MATCH_ALGO 0 and 1.
@@ -154,6 +170,61 @@ __device__ __forceinline__ u32 match_digit(u32 d) {
 #else
     return __match_any_sync(FULL_WARP, d);
 #endif
+}
+
+// ---- MATCH_ALGO 3: stable splits of a tile by a 4-bit half-digit ("nibble"). ----
+// A split ranks each key among its warp's keys (rows, then lanes: the tile's order) of the same
+// nibble with four ballots, the warp's running count of each nibble held by lanes 0-15 in a
+// register; the warps' totals then place each (nibble, warp) run in the tile. Ranks are packed
+// as rank in the warp (bits 0-11) and nibble (bits 12-15).
+#define PACK_RANK_MASK 0xfffu  // bits 16-31 are free for the caller
+#define PACK_NIBBLE_SHIFT 12
+
+// The lanes whose ballots b0..b3 of their nibble's bits spell nibble v.
+__device__ __forceinline__ u32 nibble_lanes(u32 b0, u32 b1, u32 b2, u32 b3, u32 v) {
+    return ~((b0 ^ (0u - (v & 1u))) | (b1 ^ (0u - ((v >> 1) & 1u))) | (b2 ^ (0u - ((v >> 2) & 1u))) |
+             (b3 ^ (0u - ((v >> 3) & 1u))));
+}
+
+// One row of a warp (every lane calls it with its key's nibble v): the packed rank of the key
+// among the warp's keys with nibble v so far. run: lane i < 16 holds the count of nibble i in
+// the warp's earlier rows, and gets this row's added.
+__device__ __forceinline__ u32 nibble_rank(u32 v, u32 lane, u32 lower_lanes, u32& run) {
+    const u32 b0 = __ballot_sync(FULL_WARP, v & 1u);
+    const u32 b1 = __ballot_sync(FULL_WARP, (v >> 1) & 1u);
+    const u32 b2 = __ballot_sync(FULL_WARP, (v >> 2) & 1u);
+    const u32 b3 = __ballot_sync(FULL_WARP, (v >> 3) & 1u);
+    const u32 before = __shfl_sync(FULL_WARP, run, v);
+    run += __popc(nibble_lanes(b0, b1, b2, b3, lane & (NIBBLES - 1)));
+    return (before + __popc(nibble_lanes(b0, b1, b2, b3, v) & lower_lanes)) | (v << PACK_NIBBLE_SHIFT);
+}
+
+// counts: [WARPS][NIBBLES], each warp's count of each nibble. Lane i (and lane i + 16) gets the
+// tile position of warp `warp`'s first key of nibble i: the keys of smaller nibbles (every
+// warp) and of nibble i in earlier warps come first. end: the position after nibble i's last key.
+__device__ __forceinline__ u32 nibble_offset(const u32* counts, u32 warp, u32 lane, u32& end) {
+    const u32 i = lane & (NIBBLES - 1);
+    u32 total = 0;
+    u32 earlier = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+        const u32 c = counts[w * NIBBLES + i];
+        total += c;
+        earlier += (u32)w < warp ? c : 0u;
+    }
+    u32 inclusive = total;
+#pragma unroll
+    for (u32 o = 1; o < NIBBLES; o <<= 1) {
+        const u32 x = __shfl_up_sync(FULL_WARP, inclusive, o);
+        if (i >= o) inclusive += x;
+    }
+    end = inclusive;
+    return inclusive - total + earlier;
+}
+
+// The tile position of a packed rank, from the warp's nibble offsets (nibble_offset's result).
+__device__ __forceinline__ u32 nibble_place(u32 packed, u32 offset) {
+    return (packed & PACK_RANK_MASK) + __shfl_sync(FULL_WARP, offset, (packed >> PACK_NIBBLE_SHIFT) & (NIBBLES - 1));
 }
 
 // ---- 2. Histogram of every pass's digits over keys[start .. start + len) (one portion). ----
@@ -328,6 +399,37 @@ __device__ __forceinline__ void scatter_one(u32 r, const Key* exchange_keys, con
 #endif
 }
 
+typedef sortlab::BlockScan<u32, BLOCK_THREADS> TileScan;
+
+// Publishes the tile's count of each digit this thread owns (thread t owns digits
+// t * DIGITS_PER_THREAD ...; count_of(d) gives it) for the tiles after this one, and gives the
+// tile position of each such digit's first key (a block scan: every thread of the block calls).
+template <typename CountOf>
+__device__ __forceinline__ void publish_tile_counts(CountOf count_of, u32* status, u32 tile,
+                                                    u32 (&counts)[DIGITS_PER_THREAD],
+                                                    u32 (&tile_excl)[DIGITS_PER_THREAD],
+                                                    typename TileScan::TempStorage& tmp) {
+    u32 thread_sum = 0;
+#pragma unroll
+    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
+        const u32 d = threadIdx.x * DIGITS_PER_THREAD + i;
+        u32 c = 0;
+        if (d < RADIX_DIGITS) {
+            c = count_of(d);
+            __stcg(status + (u64)tile * RADIX_DIGITS + d, (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | c);
+        }
+        counts[i] = c;
+        thread_sum += c;
+    }
+    u32 tile_total;
+    u32 excl = TileScan::exclusive_scan(thread_sum, 0u, sortlab::Sum(), tile_total, tmp);
+#pragma unroll
+    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
+        tile_excl[i] = excl;
+        excl += counts[i];
+    }
+}
+
 // ---- 4. One pass over one portion: rank each tile, find its digit offsets, scatter. ----
 // keys / values: the caller's buffers; spare_keys / spare_values: the spare ones (plan[pass]
 // bit 1 says which is read). The portion is keys [start, start + len), `tiles` tiles, one per
@@ -343,9 +445,8 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     sortlab::dependent_entry();
     neg ^= flip;
     pos ^= flip;
-    typedef sortlab::BlockScan<u32, BLOCK_THREADS> Scan;
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ typename Scan::TempStorage scan_tmp;
+    __shared__ typename TileScan::TempStorage scan_tmp;
     __shared__ u32 tile_shared;
 
     const u32 tid = threadIdx.x;
@@ -380,6 +481,14 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
 #else
     const Value* exchange_values = nullptr;
 #endif
+#if MATCH_ALGO == 3
+    u32* tile_hist = reinterpret_cast<u32*>(smem + SMEM_OFF_WARP_HIST);
+    u32* nibble_counts = reinterpret_cast<u32*>(smem + SMEM_OFF_NIBBLES);  // [2 splits][WARPS][16]
+#if HAS_VALUES
+    unsigned short* moves = reinterpret_cast<unsigned short*>(smem + SMEM_OFF_MOVES);
+#endif
+    for (u32 i = tid; i < RADIX_DIGITS; i += BLOCK_THREADS) tile_hist[i] = 0;
+#else
     u32* warp_hist = reinterpret_cast<u32*>(smem + SMEM_OFF_WARP_HIST);
 #if MATCH_ALGO == 2
     u32* warp_masks = reinterpret_cast<u32*>(smem + SMEM_OFF_MASKS);
@@ -391,6 +500,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
         warp_masks[i] = 0;
 #endif
     }
+#endif
     // One tile a block (persistent blocks measured slower: a claimed tile waits a scatter
     // before it starts, and the look-backs of the tiles after it wait on it).
     if (tid == 0) tile_shared = atomicAdd(counter, 1u);
@@ -409,6 +519,86 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     Key k[ITEMS_PER_THREAD];
     load_striped(k, src, tile_start, warp_first, lane, full, valid);
 
+#if MATCH_ALGO == 3
+    // First split, by the digit's low nibble: each key's packed rank in its warp, the tile's
+    // digit counts (real keys only) and each warp's nibble counts.
+    const u32 lower_lanes = lane_mask_lt();
+    u32 rank[ITEMS_PER_THREAD];
+    {
+        u32 run = 0;
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 e = warp_first + j * WARP_THREADS + lane;
+            const bool real = full || e < valid;
+            const u32 d = real ? digit_of(k[j], neg, pos, shift, mask) : mask;
+            if (real) atomicAdd(tile_hist + d, 1u);
+            rank[j] = nibble_rank(d & (NIBBLES - 1), lane, lower_lanes, run);
+        }
+        if (lane < NIBBLES) nibble_counts[warp * NIBBLES + lane] = run;
+    }
+    __syncthreads();
+
+    // The keys in low-nibble order; rank[j] becomes that position. Elements past the end have
+    // the largest digit's nibble and follow the real keys of that nibble: positions
+    // [pad_end - padding, pad_end).
+    u32 pad_end;
+    {
+        u32 end;
+        const u32 offset = nibble_offset(nibble_counts, warp, lane, end);
+        pad_end = __shfl_sync(FULL_WARP, end, mask & (NIBBLES - 1));
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            rank[j] = nibble_place(rank[j], offset);
+            exchange_keys[rank[j]] = k[j];
+        }
+    }
+
+    // The tile's digit counts, published for the tiles after this one, and their exclusive scan
+    // (whose barriers also make the low-nibble order visible to every warp).
+    u32 counts[DIGITS_PER_THREAD];
+    u32 tile_excl[DIGITS_PER_THREAD];  // the tile position of the digit's first key
+    publish_tile_counts([&](u32 d) { return tile_hist[d]; }, status, tile, counts, tile_excl, scan_tmp);
+
+    // Second split, by the high nibble, of the keys in low-nibble order (read warp-striped):
+    // stable, so the tile ends sorted by the whole digit. With values, a key's place after the
+    // first split rides in the top 16 bits of its packed rank in the second.
+    {
+        const u32 padding = TILE_ITEMS - valid;
+        Key k2[ITEMS_PER_THREAD];
+        load_striped(k2, exchange_keys, 0, warp_first, lane, true, TILE_ITEMS);
+        u32 run = 0;
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 q = warp_first + j * WARP_THREADS + lane;
+            const bool pad = !full && q >= pad_end - padding && q < pad_end;
+            const u32 d = pad ? mask : digit_of(k2[j], neg, pos, shift, mask);
+            rank[j] = nibble_rank(d >> 4, lane, lower_lanes, run) | (HAS_VALUES ? rank[j] << 16 : 0u);
+        }
+        if (lane < NIBBLES) nibble_counts[(WARPS + warp) * NIBBLES + lane] = run;
+        __syncthreads();  // every warp's counts written, and every key of the first order read
+
+        u32 end;
+        const u32 offset = nibble_offset(nibble_counts + WARPS * NIBBLES, warp, lane, end);
+#pragma unroll
+        for (int j = 0; j < ITEMS_PER_THREAD; ++j) {
+            const u32 r = nibble_place(rank[j], offset);
+            exchange_keys[r] = k2[j];
+#if HAS_VALUES
+            moves[warp_first + j * WARP_THREADS + lane] = (unsigned short)r;
+#endif
+        }
+    }
+
+#if HAS_VALUES
+    // Values: loaded now, so that the loads overlap the look-back; each key's place in the tile
+    // is its place after the first split, moved by the second.
+    Value v[ITEMS_PER_THREAD];
+    load_striped(v, vsrc, tile_start, warp_first, lane, full, valid);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS_PER_THREAD; ++j) rank[j] = moves[rank[j] >> 16];
+#endif
+#else
     // Rank within the warp: lanes with equal digits are found together, the highest of them
     // adds their number to the warp's counter, each gets the old count plus its lower peers.
     u32* wh = warp_hist + warp * RADIX_DIGITS;
@@ -454,28 +644,20 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     // counter becomes the tile position of the warp's first key of the digit (in place), so that
     // a key's place in the tile is one read away.
     u32 counts[DIGITS_PER_THREAD];
-    u32 thread_sum = 0;
-#pragma unroll
-    for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
-        const u32 d = tid * DIGITS_PER_THREAD + i;
-        u32 c = 0;
-        if (d < RADIX_DIGITS) {
+    u32 tile_excl[DIGITS_PER_THREAD];  // the tile position of the digit's first key
+    publish_tile_counts(
+        [&](u32 d) {
+            u32 c = 0;
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) c += warp_hist[w * RADIX_DIGITS + d];
-            __stcg(status + (u64)tile * RADIX_DIGITS + d, (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | c);
-        }
-        counts[i] = c;
-        thread_sum += c;
-    }
-    u32 tile_total;
-    u32 excl = Scan::exclusive_scan(thread_sum, 0u, sortlab::Sum(), tile_total, scan_tmp);
-    u32 tile_excl[DIGITS_PER_THREAD];  // the tile position of the digit's first key
+            return c;
+        },
+        status, tile, counts, tile_excl, scan_tmp);
 #pragma unroll
     for (int i = 0; i < DIGITS_PER_THREAD; ++i) {
         const u32 d = tid * DIGITS_PER_THREAD + i;
-        tile_excl[i] = excl;
         if (d < RADIX_DIGITS) {
-            u32 at = excl;
+            u32 at = tile_excl[i];
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) {
                 const u32 x = warp_hist[w * RADIX_DIGITS + d];
@@ -483,7 +665,6 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
                 at += x;
             }
         }
-        excl += counts[i];
     }
     __syncthreads();
 
@@ -501,6 +682,7 @@ onesweep_pass(Key* keys, Key* spare_keys, Value* values, Value* spare_values, u6
     // registers spill through the ranking; other orders: README.md).
     Value v[ITEMS_PER_THREAD];
     load_striped(v, vsrc, tile_start, warp_first, lane, full, valid);
+#endif
 #endif
 
     // Decoupled look-back, one digit per thread: add the predecessors' counts of the digit

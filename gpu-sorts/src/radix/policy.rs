@@ -18,6 +18,12 @@ pub enum RankMatch {
     /// mask back (CUB's `WARP_MATCH_ATOMIC_OR`): the fewest instructions, and the default
     /// (H100, u32 keys at 2^28: 7.04 ms against 7.84 with ballots).
     AtomicOr = 2,
+    /// No warp finds its lanes with equal digits: the tile is split twice, stably, by the low
+    /// and then the high 4 bits of the digit, each split ranked with four ballots and the
+    /// warp's 16 counters in registers (no counters in shared memory, one more exchange of the
+    /// tile through it). Digits of at most 8 bits. Fewer shared-memory wavefronts but twice
+    /// the instructions: slower (H200, u32 keys at 2^28: 7.83 ms against 5.59; README.md).
+    Split4 = 3,
 }
 
 /// The shape of the onesweep pass kernel's blocks.
@@ -279,12 +285,17 @@ impl FastPolicy {
         let d = self.digits();
         let tile = self.tile_items();
         let warps = self.block_threads as usize / 32;
-        let masks = if self.rank_match == RankMatch::AtomicOr {
-            warps * d * 4
-        } else {
-            0
-        };
-        d * 8 + align16(tile * key_size) + align16(tile * value_size) + warps * d * 4 + masks
+        let exchange = d * 8 + align16(tile * key_size) + align16(tile * value_size);
+        match self.rank_match {
+            // The tile's digit counts, the warps' counts of 16 nibbles for each of the two
+            // splits, and (pairs) each key's 16-bit move in the second split.
+            RankMatch::Split4 => {
+                let moves = if value_size > 0 { align16(tile * 2) } else { 0 };
+                exchange + d * 4 + 2 * warps * 16 * 4 + moves
+            }
+            RankMatch::AtomicOr => exchange + 2 * warps * d * 4,
+            RankMatch::Any | RankMatch::Ballot => exchange + warps * d * 4,
+        }
     }
 
     /// Checks the policy's own limits (the device's are checked before launching).
@@ -313,6 +324,21 @@ impl FastPolicy {
                     shape.tile_items()
                 ));
             }
+            // Split4 packs a key's rank in its warp in 12 bits and its tile position in 16.
+            if self.rank_match == RankMatch::Split4
+                && (items * 32 > 4096 || shape.tile_items() > 1 << 16)
+            {
+                return bad(format!(
+                    "{name} pass shape {threads}x{items}: Split4 takes at most 128 keys a \
+                     thread and 65536 a tile"
+                ));
+            }
+        }
+        if self.rank_match == RankMatch::Split4 && self.radix_bits > 8 {
+            return bad(format!(
+                "Split4 splits digits of at most 8 bits, not {}",
+                self.radix_bits
+            ));
         }
         for (name, t) in [
             ("hist_threads", self.hist_threads),
