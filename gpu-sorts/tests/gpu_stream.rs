@@ -484,6 +484,8 @@ fn a_sorter_is_reused_across_calls() {
                     r.crossings,
                     if n <= keys_sorter.chunk_keys() { 2 } else { 4 }
                 );
+                // The runs between the passes lie in the sorter's page-locked buffers.
+                assert_eq!(r.pinned_runs, n > keys_sorter.chunk_keys(), "{what}");
             }
             let (values, ek, ev) = stable_index_pairs::<f32, u32>(&input, order);
             let (mut k, mut v) = (input.clone(), values);
@@ -502,5 +504,52 @@ fn a_sorter_is_reused_across_calls() {
             .unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
         assert_eq!(keys, [3.0, 1.0, 2.0]);
+    }
+}
+
+/// A sorter's page-locked runs: many runs (so a bucket gathers many slices, some empty), every
+/// shape, u64 keys with u32 values and u32 keys alone, both orders; a shorter call after a
+/// longer one reuses the runs.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_sorter_gathers_buckets_from_pinned_runs() {
+    let gpu = gpu();
+    for order in [Order::Ascending, Order::Descending] {
+        let opts = StreamOptions::default()
+            .with_order(order)
+            .with_device_budget(budget_for_chunk::<u64>(MIN_CHUNK_KEYS, 4).into());
+        let mut pairs = StreamSorter::<u64, u32>::for_pairs(&gpu, &opts).unwrap();
+        let mut keys_only = StreamSorter::<u32>::for_keys(&gpu, &opts).unwrap();
+        let chunk = pairs.chunk_keys();
+        for (i, shape) in SHAPES.into_iter().enumerate() {
+            for n in [37 * chunk + 5, 9 * chunk] {
+                let what = format!("{order:?} {shape:?} n={n} chunk {chunk}");
+                let input: Vec<u64> = generate(shape, n, 70 + i as u64);
+                let (values, ek, ev) = stable_index_pairs::<u64, u32>(&input, order);
+                let (mut k, mut v) = (input.clone(), values);
+                let seen = Mutex::new(Vec::<StreamProgress>::new());
+                let record = |p: StreamProgress| seen.lock().unwrap().push(p);
+                let r = pairs
+                    .sort_pairs_with_progress(&mut k, &mut v, &record)
+                    .unwrap();
+                check::check_pairs_equal(&ek, &ev, &k, &v)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(
+                    r.pinned_runs && r.chunks == n.div_ceil(chunk),
+                    "{what}: {r:?}"
+                );
+                let seen = seen.into_inner().unwrap();
+                let total = r.bytes_to_device + r.bytes_to_host;
+                assert!(seen.windows(2).all(|w| w[0].done_bytes <= w[1].done_bytes));
+                assert_eq!(seen.last().map(|p| p.done_bytes), Some(total), "{what}");
+                let input32: Vec<u32> = generate(shape, n, 90 + i as u64);
+                let mut expected = input32.clone();
+                sortlab_cpu_reference::sort::sort(&mut expected, order);
+                let mut k32 = input32;
+                let r = keys_only.sort_keys(&mut k32).unwrap();
+                check::check_equal(&expected, &k32).unwrap_or_else(|e| panic!("{what} u32: {e}"));
+                assert!(r.pinned_runs, "{what} u32");
+            }
+        }
     }
 }

@@ -61,8 +61,9 @@
 //! are in `README.md` beside this module.
 //!
 //! # Sorting again and again
-//! [`StreamSorter`] keeps the lanes and the host temporary between calls: page-locking the
-//! staging and first touching the temporary's pages are paid once, not in every call.
+//! [`StreamSorter`] keeps the lanes and the runs between calls: page-locking the staging and
+//! the runs is paid once, not in every call, and with the runs page-locked both passes copy
+//! them by DMA, without host copies through the staging pieces.
 //!
 //! # Lanes for other passes
 //! The engine under both passes is public: a [`Lane`] (a forked stream, a chunk's device
@@ -283,59 +284,17 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
     progress: &(dyn Fn(StreamProgress) + Sync),
     temp: &mut HostTemp<K, V>,
 ) -> Result<StreamReport> {
-    let mut clock = Instant::now();
-    let mut times = StreamTimes::default();
-    let mut lap = || {
-        let t = clock.elapsed();
-        clock = Instant::now();
-        t
-    };
+    let mut clock = Laps::start();
     let n = keys.len();
     let with_values = values.is_some();
-    let value_size = if with_values { V::SIZE } else { 0 };
-    let chunks = n.div_ceil(chunk);
-    let lens: Vec<usize> = (0..chunks).map(|j| chunk.min(n - j * chunk)).collect();
+    let (lens, tally) = Tally::plan::<K, V>(n, chunk, with_values, progress);
     let (temp_keys, temp_values) = temp.reserve(n, with_values)?;
 
-    let (mut to_device, mut to_host) = (0u64, 0u64);
-    for &len in &lens {
-        let (up, down) = job_bytes(len, chunk, K::SIZE, value_size, true);
-        to_device += up;
-        to_host += down;
-    }
-    // Both passes have the same job lengths (buckets of `chunk` keys, the last short).
-    let (to_device, to_host) = (2 * to_device, 2 * to_host);
-    let total = to_device + to_host;
-    // Progress from every lane's thread, one call at a time, so that bytes never decrease.
-    let done_bytes = std::sync::Mutex::new(0u64);
-    let report = |phase: StreamPhase, bytes: u64| {
-        let mut d = done_bytes.lock().unwrap_or_else(|p| p.into_inner());
-        *d += bytes;
-        progress(StreamProgress {
-            phase,
-            done_bytes: *d,
-            total_bytes: total,
-        });
-    };
-
     // Pass 1: chunks of the input into sorted runs in the temporary.
-    times.setup = lap();
-    report(StreamPhase::Runs, 0);
+    clock.setup();
+    tally.add(StreamPhase::Runs, 0);
     {
-        let input_keys: &[K] = keys;
-        let input_values: Option<&[V]> = values.as_deref();
-        type RunOut<'a, K, V> = Out<'a, MaybeUninit<K>, MaybeUninit<V>>;
-        let fill =
-            |_: &RunOut<'_, K, V>, j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
-                if k.is_empty() {
-                    return; // padding only
-                }
-                let at = j * chunk + off;
-                host::par_copy(k, &input_keys[at..at + k.len()]);
-                if let (Some(v), Some(src)) = (v, input_values) {
-                    host::par_copy(v, &src[at..at + v.len()]);
-                }
-            };
+        let fill = fill_from_input(keys, values.as_deref(), chunk);
         let value_out = &mut temp_values.spare_capacity_mut()[..if with_values { n } else { 0 }];
         let outs: Vec<Out<'_, MaybeUninit<K>, MaybeUninit<V>>> = temp_keys.spare_capacity_mut()
             [..n]
@@ -351,7 +310,7 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
                 host::par_copy_uninit(&mut out.1[off..off + v.len()], v);
             }
         };
-        let done = |bytes| report(StreamPhase::Runs, bytes);
+        let done = |bytes| tally.add(StreamPhase::Runs, bytes);
         pipeline::run_pass(lanes, &lens, outs, &fill, &drain, &done)?;
     }
     // SAFETY: pass 1 succeeded, so every job was drained in full, and jobs `j * chunk ..
@@ -363,27 +322,14 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
             temp_values.set_len(n);
         }
     }
+    clock.runs();
 
-    times.runs = lap();
-
-    // The buckets: exact split points of every `chunk`-th output rank in the runs.
     let runs: Vec<&[K]> = temp_keys.chunks(chunk).collect();
-    let bounds = select::bucket_bounds(&runs, order, chunk);
-    let buckets = bounds.len() - 1;
-    let bucket_lens: Vec<usize> = bounds
-        .windows(2)
-        .map(|w| w[1].iter().sum::<usize>() - w[0].iter().sum::<usize>())
-        .collect();
-    if bucket_lens != lens {
-        return Err(Error::Internal(format!(
-            "bucket sizes {bucket_lens:?} differ from the chunks' {lens:?}"
-        )));
-    }
-
-    times.split = lap();
+    let bounds = split_runs(&runs, order, chunk, &lens)?;
+    clock.split();
 
     // Pass 2: each bucket gathered from the runs, sorted, into its place in the caller's slices.
-    report(StreamPhase::Merge, 0);
+    tally.add(StreamPhase::Merge, 0);
     {
         let value_runs: Vec<&[V]> = temp_values.chunks(chunk).collect();
         let fill =
@@ -401,33 +347,192 @@ fn streamed<K: SortKey, V: SortValue, L: Transport<K, V>>(
                     host::par_gather(v, &host::sub_slices(&slices, off, v.len()));
                 }
             };
-        let value_out: &mut [V] = match values {
-            Some(v) => v,
-            None => &mut [],
-        };
-        let outs: Vec<(&mut [K], &mut [V])> = keys
-            .chunks_mut(chunk)
-            .zip(chunks_or_empty(value_out, chunk))
-            .collect();
-        let drain = |out: &mut (&mut [K], &mut [V]), off: usize, k: &[K], v: Option<&[V]>| {
-            host::par_copy(&mut out.0[off..off + k.len()], k);
-            if let Some(v) = v {
-                host::par_copy(&mut out.1[off..off + v.len()], v);
-            }
-        };
-        let done = |bytes| report(StreamPhase::Merge, bytes);
-        pipeline::run_pass(lanes, &lens, outs, &fill, &drain, &done)?;
+        let done = |bytes| tally.add(StreamPhase::Merge, bytes);
+        let outs = bucket_places(keys, values, chunk);
+        pipeline::run_pass(lanes, &lens, outs, &fill, &drain_to_place, &done)?;
     }
-    times.merge = lap();
-    Ok(StreamReport {
-        chunks,
-        buckets,
-        crossings: 4,
-        bytes_to_device: to_device,
-        bytes_to_host: to_host,
-        chunk_keys: chunk,
-        times,
-    })
+    clock.merge();
+    Ok(tally.report(lens.len(), bounds.len() - 1, chunk, clock.times))
+}
+
+/// The lengths of the jobs of `n` elements in chunks of `chunk` (the last one short).
+fn job_lens(n: usize, chunk: usize) -> Vec<usize> {
+    (0..n.div_ceil(chunk))
+        .map(|j| chunk.min(n - j * chunk))
+        .collect()
+}
+
+/// The wall-clock laps of a streamed sort's steps.
+pub(crate) struct Laps {
+    clock: Instant,
+    pub(crate) times: StreamTimes,
+}
+
+impl Laps {
+    pub(crate) fn start() -> Self {
+        Laps {
+            clock: Instant::now(),
+            times: StreamTimes::default(),
+        }
+    }
+
+    fn lap(&mut self) -> std::time::Duration {
+        let t = self.clock.elapsed();
+        self.clock = Instant::now();
+        t
+    }
+
+    pub(crate) fn setup(&mut self) {
+        self.times.setup = self.lap();
+    }
+
+    pub(crate) fn runs(&mut self) {
+        self.times.runs = self.lap();
+    }
+
+    pub(crate) fn split(&mut self) {
+        self.times.split = self.lap();
+    }
+
+    pub(crate) fn merge(&mut self) {
+        self.times.merge = self.lap();
+    }
+}
+
+/// The link bytes of a two-pass streamed sort and its progress: calls from every lane's
+/// thread, one at a time, so that the bytes reported never decrease.
+pub(crate) struct Tally<'p> {
+    done: std::sync::Mutex<u64>,
+    to_device: u64,
+    to_host: u64,
+    progress: &'p (dyn Fn(StreamProgress) + Sync),
+}
+
+impl<'p> Tally<'p> {
+    /// The jobs' lengths of a two-pass sort of `n` keys `K` (with values `V` when
+    /// `with_values`) in chunks of `chunk`, the same in both passes (buckets have the chunks'
+    /// lengths), and the tally of their link bytes.
+    pub(crate) fn plan<K: SortKey, V: SortValue>(
+        n: usize,
+        chunk: usize,
+        with_values: bool,
+        progress: &'p (dyn Fn(StreamProgress) + Sync),
+    ) -> (Vec<usize>, Self) {
+        let lens = job_lens(n, chunk);
+        let value_size = if with_values { V::SIZE } else { 0 };
+        let (mut to_device, mut to_host) = (0u64, 0u64);
+        for &len in &lens {
+            let (up, down) = job_bytes(len, chunk, K::SIZE, value_size, true);
+            to_device += up;
+            to_host += down;
+        }
+        let tally = Tally {
+            done: std::sync::Mutex::new(0),
+            to_device: 2 * to_device,
+            to_host: 2 * to_host,
+            progress,
+        };
+        (lens, tally)
+    }
+
+    /// `bytes` more done in `phase`.
+    pub(crate) fn add(&self, phase: StreamPhase, bytes: u64) {
+        let mut d = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        *d += bytes;
+        (self.progress)(StreamProgress {
+            phase,
+            done_bytes: *d,
+            total_bytes: self.to_device + self.to_host,
+        });
+    }
+
+    /// The report of the finished sort.
+    pub(crate) fn report(
+        &self,
+        chunks: usize,
+        buckets: usize,
+        chunk: usize,
+        times: StreamTimes,
+    ) -> StreamReport {
+        StreamReport {
+            chunks,
+            buckets,
+            crossings: 4,
+            bytes_to_device: self.to_device,
+            bytes_to_host: self.to_host,
+            chunk_keys: chunk,
+            times,
+            pinned_runs: false,
+        }
+    }
+}
+
+/// Pass 1's fill: job `j`'s elements from `j * chunk` on of the caller's input.
+pub(crate) fn fill_from_input<'a, O, K: SortKey, V: SortValue>(
+    keys: &'a [K],
+    values: Option<&'a [V]>,
+    chunk: usize,
+) -> impl Fn(&O, usize, usize, &mut [K], Option<&mut [V]>) + Sync + 'a {
+    move |_: &O, j: usize, off: usize, k: &mut [K], v: Option<&mut [V]>| {
+        if k.is_empty() {
+            return; // padding only
+        }
+        let at = j * chunk + off;
+        host::par_copy(k, &keys[at..at + k.len()]);
+        if let (Some(v), Some(src)) = (v, values) {
+            host::par_copy(v, &src[at..at + v.len()]);
+        }
+    }
+}
+
+/// The exact split points of every `chunk`-th output rank in the sorted `runs` (select.rs),
+/// checked against the jobs' lengths `lens`: bucket `b` is `bounds[b][j]..bounds[b + 1][j]` of
+/// every run `j`.
+pub(crate) fn split_runs<K: SortKey>(
+    runs: &[&[K]],
+    order: Order,
+    chunk: usize,
+    lens: &[usize],
+) -> Result<Vec<Vec<usize>>> {
+    let bounds = select::bucket_bounds(runs, order, chunk);
+    let bucket_lens: Vec<usize> = bounds
+        .windows(2)
+        .map(|w| w[1].iter().sum::<usize>() - w[0].iter().sum::<usize>())
+        .collect();
+    if bucket_lens != lens {
+        return Err(Error::Internal(format!(
+            "bucket sizes {bucket_lens:?} differ from the chunks' {lens:?}"
+        )));
+    }
+    Ok(bounds)
+}
+
+/// Pass 2's outputs: bucket `b`'s place in the caller's slices, `b * chunk ..`.
+pub(crate) fn bucket_places<'a, K, V>(
+    keys: &'a mut [K],
+    values: Option<&'a mut [V]>,
+    chunk: usize,
+) -> Vec<(&'a mut [K], &'a mut [V])> {
+    let value_out: &mut [V] = match values {
+        Some(v) => v,
+        None => &mut [],
+    };
+    keys.chunks_mut(chunk)
+        .zip(chunks_or_empty(value_out, chunk))
+        .collect()
+}
+
+/// Pass 2's drain: a bucket's sorted elements into its place.
+pub(crate) fn drain_to_place<K: Copy + Send + Sync, V: Copy + Send + Sync>(
+    out: &mut (&mut [K], &mut [V]),
+    off: usize,
+    k: &[K],
+    v: Option<&[V]>,
+) {
+    host::par_copy(&mut out.0[off..off + k.len()], k);
+    if let Some(v) = v {
+        host::par_copy(&mut out.1[off..off + v.len()], v);
+    }
 }
 
 /// An input that fits the budget in one chunk: to the device, the radix sort, back.
@@ -465,6 +570,7 @@ fn sort_whole<K: SortKey, V: SortValue>(
             runs: start.elapsed(),
             ..StreamTimes::default()
         },
+        pinned_runs: false,
     })
 }
 

@@ -92,6 +92,10 @@ pub struct StreamReport {
     pub chunk_keys: usize,
     /// Wall-clock time of each step.
     pub times: StreamTimes,
+    /// Whether the sorted runs between the two passes lay in page-locked memory (a
+    /// [`super::StreamSorter`]'s, copied by DMA both ways) rather than in an ordinary host
+    /// temporary (copied through the staging pieces).
+    pub pinned_runs: bool,
 }
 
 /// Wall-clock time of the steps of a streamed sort (zero for the steps it did not take).

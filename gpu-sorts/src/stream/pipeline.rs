@@ -223,22 +223,40 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     }
 }
 
-impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, V, S> {
-    /// Runs job `job` of `len` elements: its input in pieces through the staging buffers to
-    /// the device (each piece filled while the one before is copied), padded to the chunk when
-    /// short and the step pads; the step; its output in pieces back (each piece drained while
-    /// the next is copied). Returns the job's link bytes.
-    fn run_job<O>(
+/// A range of page-locked host memory a job reads by DMA: elements `range` of `keys` (and of
+/// `values`, when the lane carries values).
+pub struct PinnedRange<'a, K: SortKey, V: SortValue> {
+    /// The keys.
+    pub keys: &'a PinnedBuffer<K>,
+    /// The values beside them (`None` without values).
+    pub values: Option<&'a PinnedBuffer<V>>,
+    /// The elements read.
+    pub range: std::ops::Range<usize>,
+}
+
+/// Page-locked host memory a job writes its output into by DMA, from element 0 on.
+pub struct PinnedOut<'a, K: SortKey, V: SortValue> {
+    /// The keys.
+    pub keys: &'a mut PinnedBuffer<K>,
+    /// The values (`None` without values).
+    pub values: Option<&'a mut PinnedBuffer<V>>,
+}
+
+impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
+    /// Job `job`'s input from element `from` on (`len` in all) in pieces through the staging
+    /// buffers to the device (each piece filled while the one before is copied), padded to the
+    /// chunk when short and the step pads; `fill` is not called without input (`from ==
+    /// len`: padding alone). Returns false when `abort` stopped it.
+    fn up_through_staging<O>(
         &mut self,
         job: usize,
+        from: usize,
         len: usize,
-        out: &mut O,
-        fill: &Fill<'_, O, K, V>,
-        drain: &Drain<'_, O, K, V>,
+        out: &O,
+        fill: Option<&Fill<'_, O, K, V>>,
         abort: &AtomicBool,
-    ) -> Result<u64> {
+    ) -> Result<bool> {
         let chunk = self.keys.len();
-        let piece = self.piece;
         // A short job of a padded step fills the chunk with the step's padding (keys that sort
         // after every key, stably after equal ones: they come later), so the chunk's first
         // `len` keys come back sorted.
@@ -247,9 +265,9 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, 
             Some(_) if len < chunk => chunk,
             _ => len,
         };
-        for (i, (s, e)) in pieces(0, up, piece).enumerate() {
+        for (i, (s, e)) in pieces(from, up, self.piece).enumerate() {
             if abort.load(Ordering::Relaxed) {
-                return Ok(0);
+                return Ok(false);
             }
             let h = i % 2;
             let real = e.min(len).saturating_sub(s);
@@ -260,7 +278,7 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, 
                     Some(st) => Some(&mut st.halves[h].as_mut_slice()?[..real]),
                     None => None,
                 };
-                if real > 0 {
+                if let (true, Some(fill)) = (real > 0, fill) {
                     fill(out, job, s, &mut keys[..real], values);
                 }
                 if let Some(p) = pad {
@@ -273,9 +291,18 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, 
                 d.copy_from_pinned_async(s, &st.halves[h], 0..real)?;
             }
         }
-        self.step
-            .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
-        let down: Vec<(usize, usize)> = pieces(0, len, piece).collect();
+        Ok(true)
+    }
+
+    /// The job's `len` output elements back in pieces through the staging buffers (each piece
+    /// drained while the next is copied).
+    fn down_through_staging<O>(
+        &mut self,
+        len: usize,
+        out: &mut O,
+        drain: &Drain<'_, O, K, V>,
+    ) -> Result<()> {
+        let down: Vec<(usize, usize)> = pieces(0, len, self.piece).collect();
         let queue = |lane: &mut Self, i: usize| -> Result<()> {
             let (s, e) = down[i];
             let h = i % 2;
@@ -305,9 +332,139 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, 
             };
             drain(out, s, keys, values);
         }
+        Ok(())
+    }
+
+    /// The job's link bytes.
+    fn bytes(&self, len: usize) -> u64 {
         let value = if self.values.is_some() { V::SIZE } else { 0 };
-        let (to_device, to_host) = job_bytes(len, chunk, K::SIZE, value, pad.is_some());
-        Ok(to_device + to_host)
+        let (to_device, to_host) = job_bytes(
+            len,
+            self.keys.len(),
+            K::SIZE,
+            value,
+            self.step.padding().is_some(),
+        );
+        to_device + to_host
+    }
+
+    /// Queues the copy of the job's `len` output elements by DMA into `out` (checked to hold
+    /// them, and values where the lane carries values).
+    fn down_into_pinned(&mut self, len: usize, out: PinnedOut<'_, K, V>) -> Result<()> {
+        if out.keys.len() < len || (self.values.is_some() && out.values.is_none()) {
+            return Err(Error::InvalidArgument(format!(
+                "a job of {len} elements into a pinned output of {}",
+                out.keys.len()
+            )));
+        }
+        self.keys.copy_to_pinned_async(0..len, out.keys, 0)?;
+        if let (Some(d), Some(o)) = (&self.values, out.values) {
+            d.copy_to_pinned_async(0..len, o, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Runs job `job` of `len` elements with its input from `fill` (through the staging
+    /// buffers) and its output copied by DMA into `out` (no host copy), and returns once the
+    /// copy is queued: `out`'s views wait for it. Returns the job's link bytes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `out` holds fewer than `len` elements (or lacks values
+    /// the lane carries); otherwise as [`Transport::run_job`].
+    pub fn run_job_into_pinned<O>(
+        &mut self,
+        job: usize,
+        len: usize,
+        input: &O,
+        fill: &Fill<'_, O, K, V>,
+        out: PinnedOut<'_, K, V>,
+        abort: &AtomicBool,
+    ) -> Result<u64> {
+        check_job(len, self.keys.len())?;
+        if !self.up_through_staging(job, 0, len, input, Some(fill), abort)? {
+            return Ok(0);
+        }
+        self.step
+            .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
+        self.down_into_pinned(len, out)?;
+        Ok(self.bytes(len))
+    }
+
+    /// Runs job `job` with its input copied by DMA from `ranges` (their elements in order, all
+    /// of the job's), padded to the chunk when short and the step pads, and its output copied
+    /// by DMA into `out`; no host copy. Returns once the copies are queued (`out`'s views wait
+    /// for them), with the job's link bytes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the ranges hold more than a chunk, or the ranges or
+    /// `out` lack values the lane carries, or `out` is too short; otherwise as
+    /// [`Transport::run_job`].
+    pub fn run_job_between_pinned(
+        &mut self,
+        job: usize,
+        ranges: &[PinnedRange<'_, K, V>],
+        out: PinnedOut<'_, K, V>,
+        abort: &AtomicBool,
+    ) -> Result<u64> {
+        let len: usize = ranges.iter().map(|r| r.range.len()).sum();
+        check_job(len, self.keys.len())?;
+        let mut at = 0;
+        for r in ranges {
+            self.keys
+                .copy_from_pinned_async(at, r.keys, r.range.clone())?;
+            match (&mut self.values, r.values) {
+                (Some(d), Some(v)) => d.copy_from_pinned_async(at, v, r.range.clone())?,
+                (Some(_), None) => {
+                    return Err(Error::InvalidArgument(
+                        "a pinned range without the values the lane carries".into(),
+                    ))
+                }
+                _ => {}
+            }
+            at += r.range.len();
+        }
+        // Padding, when the job is short and the step pads.
+        if !self.up_through_staging::<()>(job, len, len, &(), None, abort)? {
+            return Ok(0);
+        }
+        self.step
+            .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
+        self.down_into_pinned(len, out)?;
+        Ok(self.bytes(len))
+    }
+}
+
+/// A job of `len` elements fits a lane of `chunk`.
+fn check_job(len: usize, chunk: usize) -> Result<()> {
+    if len > chunk {
+        return Err(Error::InvalidArgument(format!(
+            "a job of {len} elements in a lane of {chunk}"
+        )));
+    }
+    Ok(())
+}
+
+impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Transport<K, V> for Lane<K, V, S> {
+    /// Runs job `job` of `len` elements: its input in pieces through the staging buffers to
+    /// the device (each piece filled while the one before is copied), padded to the chunk when
+    /// short and the step pads; the step; its output in pieces back (each piece drained while
+    /// the next is copied). Returns the job's link bytes.
+    fn run_job<O>(
+        &mut self,
+        job: usize,
+        len: usize,
+        out: &mut O,
+        fill: &Fill<'_, O, K, V>,
+        drain: &Drain<'_, O, K, V>,
+        abort: &AtomicBool,
+    ) -> Result<u64> {
+        if !self.up_through_staging(job, 0, len, out, Some(fill), abort)? {
+            return Ok(0);
+        }
+        self.step
+            .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
+        self.down_through_staging(len, out, drain)?;
+        Ok(self.bytes(len))
     }
 }
 
@@ -330,9 +487,27 @@ pub fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
     drain: &Drain<'_, O, K, V>,
     done: &(dyn Fn(u64) + Sync),
 ) -> Result<()> {
+    let jobs = outs.into_iter().zip(lens.iter().copied());
+    drive(lanes, jobs, done, &|lane, job, len, out, abort| {
+        lane.run_job(job, len, out, fill, drain, abort)
+    })
+}
+
+/// `run(lane, job, len, output, abort)`: runs one job through a lane, returns its link bytes.
+pub(crate) type RunJob<'a, L, O> =
+    dyn Fn(&mut L, usize, usize, &mut O, &AtomicBool) -> Result<u64> + Sync + 'a;
+
+/// Runs `jobs` (each its output and length, job `j` the `j`-th) through `lanes` as
+/// [`run_pass`] does, each by `run`.
+pub(crate) fn drive<L: Send, O: Send>(
+    lanes: &mut [L],
+    jobs: impl Iterator<Item = (O, usize)>,
+    done: &(dyn Fn(u64) + Sync),
+    run: &RunJob<'_, L, O>,
+) -> Result<()> {
     let count = lanes.len().max(1);
     let mut per_lane: Vec<Vec<(usize, usize, O)>> = (0..count).map(|_| Vec::new()).collect();
-    for (job, (out, &len)) in outs.into_iter().zip(lens).enumerate() {
+    for (job, (out, len)) in jobs.enumerate() {
         per_lane[job % count].push((job, len, out));
     }
     let abort = AtomicBool::new(false);
@@ -345,7 +520,7 @@ pub fn run_pass<K: SortKey, V: SortValue, O: Send, L: Transport<K, V>>(
                     if abort.load(Ordering::Relaxed) {
                         return;
                     }
-                    match lane.run_job(job, len, &mut out, fill, drain, abort) {
+                    match run(lane, job, len, &mut out, abort) {
                         Ok(bytes) => done(bytes),
                         Err(e) => {
                             abort.store(true, Ordering::Relaxed);

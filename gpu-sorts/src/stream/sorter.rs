@@ -2,24 +2,33 @@
 
 use std::time::Instant;
 
-use sortlab_primitives::{Error, Gpu, Order, Result, SortKey, SortValue};
+use sortlab_primitives::{Error, Gpu, Order, PinnedBuffer, Result, SortKey, SortValue};
 
-use super::pipeline::{job_bytes, run_in_place};
+use super::host::par_copy;
+use super::pipeline::{drive, job_bytes, run_in_place, PinnedOut, PinnedRange};
 use super::{
-    nothing_to_sort, plan, radix_lanes, streamed, HostTemp, RadixLane, StreamOptions, StreamPhase,
-    StreamProgress, StreamReport,
+    bucket_places, fill_from_input, nothing_to_sort, plan, radix_lanes, split_runs, streamed,
+    HostTemp, Laps, RadixLane, StreamOptions, StreamPhase, StreamProgress, StreamReport, Tally,
 };
 
 /// A streamed sort (see the [module documentation](super)) that keeps its lanes (device
-/// buffers, radix scratch, pinned staging) and its host temporary between calls.
+/// buffers, radix scratch, pinned staging) and its runs between calls, the runs in page-locked
+/// memory.
 ///
 /// [`super::sort_keys`] and [`super::sort_pairs`] allocate all of these in every call, and the
 /// first pass then touches every page of a fresh host temporary: on a 16-core H200 host, page-
 /// locking the staging and faulting in the temporary took about a third of a streamed sort of
 /// 4 GiB. A sorter pays for them once, in [`StreamSorter::for_keys`] /
-/// [`StreamSorter::for_pairs`] (lanes) and its first call of each length (the temporary, kept
-/// at the largest length seen); later calls move bytes only. It holds its device budget for its
-/// whole life.
+/// [`StreamSorter::for_pairs`] (lanes) and its first call of each length (the runs, kept at
+/// the largest length seen); later calls move bytes only. It holds its device budget and the
+/// page-locked runs (as large as the longest input, keys and values) for its whole life.
+///
+/// Its runs being page-locked, the first pass copies each sorted run down and the second
+/// gathers each bucket up by DMA: the host copies only the input into the staging pieces and
+/// the output out of them, half the host copies of the one-call functions
+/// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Where the host will not
+/// page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
+/// ordinary temporary instead, from then on.
 ///
 /// An input of at most one chunk ([`StreamSorter::chunk_keys`]) is sorted as one job through
 /// one lane (two crossings of the link); a longer one takes the two passes (four crossings).
@@ -41,10 +50,13 @@ use super::{
 /// # Ok::<(), sortlab_primitives::Error>(())
 /// ```
 pub struct StreamSorter<K: SortKey, V: SortValue = u32> {
+    gpu: Gpu,
     lanes: Vec<RadixLane<K, V>>,
     chunk: usize,
     order: Order,
     with_values: bool,
+    runs: PinnedRuns<K, V>,
+    /// The ordinary host temporary, used once page-locking the runs has failed.
     temp: HostTemp<K, V>,
 }
 
@@ -74,10 +86,12 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
         let budget = plan::budget::<K>(gpu, opts.device_budget, value_size)?;
         let (chunk, lanes) = radix_lanes::<K, V>(gpu, budget, with_values, opts.order, None)?;
         Ok(StreamSorter {
+            gpu: gpu.clone(),
             lanes,
             chunk,
             order: opts.order,
             with_values,
+            runs: PinnedRuns::default(),
             temp: HostTemp::default(),
         })
     }
@@ -158,6 +172,28 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
         if n <= self.chunk {
             return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
         }
+        if !self.runs.failed {
+            let (runs, lanes) = (n.div_ceil(self.chunk), self.lanes.len());
+            match self
+                .runs
+                .grow(&self.gpu, runs, lanes, self.chunk, self.with_values)
+            {
+                Ok(()) => {
+                    return streamed_pinned(
+                        &mut self.lanes,
+                        keys,
+                        values,
+                        self.chunk,
+                        self.order,
+                        progress,
+                        &mut self.runs,
+                    )
+                }
+                // The host would not page-lock that much: the ordinary temporary from now on.
+                Err(Error::HostOutOfMemory { .. }) => self.runs = PinnedRuns::failed(),
+                Err(e) => return Err(e),
+            }
+        }
         streamed(
             &mut self.lanes,
             keys,
@@ -168,6 +204,237 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
             &mut self.temp,
         )
     }
+}
+
+/// The sorted runs between a sorter's two passes, in page-locked memory: one buffer of a chunk
+/// per run (keys, and values), so that pass 1 copies each run down and pass 2 gathers each
+/// bucket up by DMA, without the host copies through staging (half of a pass's host copies:
+/// what bounded the sorter, README.md). A buffer per run, not one for all: each is written by
+/// one lane only, and a pinned buffer orders every copy that touches it after the one before.
+/// Grown to the most runs a call has needed, kept between calls.
+struct PinnedRuns<K: SortKey, V: SortValue> {
+    keys: Vec<PinnedBuffer<K>>,
+    values: Vec<PinnedBuffer<V>>,
+    /// Two outputs of a chunk a lane for the second pass (keys, and values).
+    outs: Vec<PinnedPair<K, V>>,
+    /// Page-locking failed once: the sorter uses its ordinary temporary instead.
+    failed: bool,
+}
+
+impl<K: SortKey, V: SortValue> Default for PinnedRuns<K, V> {
+    fn default() -> Self {
+        PinnedRuns {
+            keys: Vec::new(),
+            values: Vec::new(),
+            outs: Vec::new(),
+            failed: false,
+        }
+    }
+}
+
+impl<K: SortKey, V: SortValue> PinnedRuns<K, V> {
+    /// No runs, and none to be page-locked again.
+    fn failed() -> Self {
+        PinnedRuns {
+            failed: true,
+            ..PinnedRuns::default()
+        }
+    }
+
+    /// At least `runs` buffers of `chunk` keys (and values), and two outputs of a chunk for
+    /// each of `lanes`, in `gpu`'s context.
+    fn grow(
+        &mut self,
+        gpu: &Gpu,
+        runs: usize,
+        lanes: usize,
+        chunk: usize,
+        with_values: bool,
+    ) -> Result<()> {
+        while self.keys.len() < runs {
+            self.keys.push(PinnedBuffer::alloc(gpu, chunk)?);
+        }
+        while with_values && self.values.len() < runs {
+            self.values.push(PinnedBuffer::alloc(gpu, chunk)?);
+        }
+        while self.outs.len() < 2 * lanes {
+            let values = with_values
+                .then(|| PinnedBuffer::alloc(gpu, chunk))
+                .transpose()?;
+            self.outs.push((PinnedBuffer::alloc(gpu, chunk)?, values));
+        }
+        Ok(())
+    }
+}
+
+/// A page-locked buffer of keys with one of values (`None` without values).
+type PinnedPair<K, V> = (PinnedBuffer<K>, Option<PinnedBuffer<V>>);
+
+/// The runs, read-only, for the split and the second pass.
+struct Runs<'a, K: SortKey, V: SortValue> {
+    keys: &'a [PinnedBuffer<K>],
+    values: &'a [PinnedBuffer<V>],
+}
+
+/// A lane of the second pass with its two page-locked outputs (`next` the one its next bucket
+/// goes to) and the bucket whose copy down is queued and not yet copied into its place.
+struct MergeLane<'a, K: SortKey, V: SortValue> {
+    lane: &'a mut RadixLane<K, V>,
+    outs: &'a mut [PinnedPair<K, V>],
+    next: usize,
+    pending: Option<Pending<'a, K, V>>,
+}
+
+/// A bucket in `outs[which]` (its `len` elements, `bytes` of link traffic) and its place.
+struct Pending<'a, K, V> {
+    which: usize,
+    len: usize,
+    bytes: u64,
+    place: (&'a mut [K], &'a mut [V]),
+}
+
+impl<K: SortKey, V: SortValue> MergeLane<'_, K, V> {
+    /// Copies the pending bucket into its place, once its copy down has finished, and returns
+    /// its link bytes (0 when none was pending).
+    fn finish(&mut self) -> Result<u64> {
+        let Some(p) = self.pending.take() else {
+            return Ok(0);
+        };
+        let (k, v) = &self.outs[p.which];
+        par_copy(p.place.0, &k.as_slice()?[..p.len]);
+        if let Some(v) = v {
+            par_copy(p.place.1, &v.as_slice()?[..p.len]);
+        }
+        Ok(p.bytes)
+    }
+}
+
+/// The two passes of a streamed sort (as `streamed`) with the runs in `runs` (grown to the
+/// input's chunks): pass 1 drains each chunk's run into its buffer by DMA, pass 2 gathers each
+/// bucket's slices of the runs by DMA; only the input's fill and the output's drain go through
+/// the staging pieces.
+fn streamed_pinned<K: SortKey, V: SortValue>(
+    lanes: &mut [RadixLane<K, V>],
+    keys: &mut [K],
+    values: Option<&mut [V]>,
+    chunk: usize,
+    order: Order,
+    progress: &(dyn Fn(StreamProgress) + Sync),
+    runs: &mut PinnedRuns<K, V>,
+) -> Result<StreamReport> {
+    let mut clock = Laps::start();
+    let with_values = values.is_some();
+    let (lens, tally) = Tally::plan::<K, V>(keys.len(), chunk, with_values, progress);
+    let count = lens.len();
+    clock.setup();
+
+    // Pass 1: chunks of the input into sorted runs, each copied down into its buffer.
+    tally.add(StreamPhase::Runs, 0);
+    {
+        // Each job gets its own run's buffers (mutable: the copy down writes them).
+        let value_runs = runs.values.iter_mut().map(Some);
+        let outs = runs.keys[..count]
+            .iter_mut()
+            .zip(value_runs.chain(std::iter::repeat_with(|| None)));
+        let fill = fill_from_input::<(), K, V>(keys, values.as_deref(), chunk);
+        let done = |bytes| tally.add(StreamPhase::Runs, bytes);
+        drive(
+            lanes,
+            outs.zip(lens.iter().copied()),
+            &done,
+            &|lane, job, len, out, abort| {
+                let out = PinnedOut {
+                    keys: &mut *out.0,
+                    values: out.1.as_deref_mut(),
+                };
+                lane.run_job_into_pinned(job, len, &(), &fill, out, abort)
+            },
+        )?;
+    }
+    clock.runs();
+
+    // The host's views of the runs wait for every copy down.
+    let PinnedRuns {
+        keys: run_keys,
+        values: run_values,
+        outs,
+        ..
+    } = runs;
+    let runs = Runs {
+        keys: run_keys,
+        values: run_values,
+    };
+    let views: Vec<&[K]> = runs.keys[..count]
+        .iter()
+        .zip(&lens)
+        .map(|(b, &len)| Ok(&b.as_slice()?[..len]))
+        .collect::<Result<_>>()?;
+    let bounds = split_runs(&views, order, chunk, &lens)?;
+    clock.split();
+
+    // Pass 2: each bucket's slices of the runs copied up by DMA, sorted, copied down by DMA into
+    // one of its lane's two page-locked outputs, and from there into place by the lane's host
+    // thread while the lane's next bucket is on its way (so the thread never waits for a
+    // bucket's sort before it copies).
+    tally.add(StreamPhase::Merge, 0);
+    {
+        let ranges = |b: usize| -> Vec<PinnedRange<'_, K, V>> {
+            (0..count)
+                .filter(|&j| bounds[b][j] < bounds[b + 1][j])
+                .map(|j| PinnedRange {
+                    keys: &runs.keys[j],
+                    values: with_values.then(|| &runs.values[j]),
+                    range: bounds[b][j]..bounds[b + 1][j],
+                })
+                .collect()
+        };
+        let done = |bytes| tally.add(StreamPhase::Merge, bytes);
+        let places = bucket_places(keys, values, chunk);
+        let mut states: Vec<MergeLane<'_, K, V>> = lanes
+            .iter_mut()
+            .zip(outs.chunks_mut(2))
+            .map(|(lane, outs)| MergeLane {
+                lane,
+                outs,
+                next: 0,
+                pending: None,
+            })
+            .collect();
+        drive(
+            &mut states,
+            places.into_iter().zip(lens.iter().copied()),
+            &done,
+            &|st, job, len, place, abort| {
+                let h = st.next;
+                st.next ^= 1;
+                let (k, v) = &mut st.outs[h];
+                let out = PinnedOut {
+                    keys: k,
+                    values: v.as_mut(),
+                };
+                let bytes = st
+                    .lane
+                    .run_job_between_pinned(job, &ranges(job), out, abort)?;
+                // Progress counts a bucket once it is in place: the lane's previous one now.
+                let finished = st.finish()?;
+                st.pending = Some(Pending {
+                    which: h,
+                    len,
+                    bytes,
+                    place: std::mem::take(place),
+                });
+                Ok(finished)
+            },
+        )?;
+        for st in &mut states {
+            let finished = st.finish()?;
+            tally.add(StreamPhase::Merge, finished);
+        }
+    }
+    clock.merge();
+    let mut report = tally.report(count, bounds.len() - 1, chunk, clock.times);
+    report.pinned_runs = true;
+    Ok(report)
 }
 
 /// An input of at most one chunk through `lane`, in place: up, sorted, back.
@@ -202,5 +469,6 @@ fn one_job<K: SortKey, V: SortValue>(
             runs: start.elapsed(),
             ..super::StreamTimes::default()
         },
+        pinned_runs: false,
     })
 }

@@ -505,13 +505,18 @@ impl Point<'_> {
                 let overlapped = down.max(up) * 1e3;
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 self.summary.push(format!(
-                    "{name}: {} chunks, {} buckets, {} crossings; bound at the measured copy \
-                     rates {:.3} ms with both directions overlapped ({:.0}% of it reached), \
-                     {:.3} ms one direction at a time ({:.0}%); last call: setup {:.3} ms, \
-                     runs {:.3} ms, split {:.3} ms, merge {:.3} ms",
+                    "{name}: {} chunks, {} buckets, {} crossings, runs in {} memory; bound at \
+                     the measured copy rates {:.3} ms with both directions overlapped ({:.0}% of \
+                     it reached), {:.3} ms one direction at a time ({:.0}%); last call: setup \
+                     {:.3} ms, runs {:.3} ms, split {:.3} ms, merge {:.3} ms",
                     r.chunks,
                     r.buckets,
                     r.crossings,
+                    if r.pinned_runs {
+                        "page-locked"
+                    } else {
+                        "pageable"
+                    },
                     overlapped,
                     100.0 * overlapped / t,
                     serial,
