@@ -40,6 +40,7 @@
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
+#include "sortlab/thread/merge_path_keys.cuh"
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/warp/warp_scan.cuh"
 
@@ -472,9 +473,7 @@ large_partition(const Key* keys, const Key* tk, const Offset* offsets, u64 fixed
         if (p >= lt.passes || o >= lt.s.len) continue;
         const RunPair r = run_pair(lt.s.len, o, p);
         const Key* a = (large_reads_copy(lt.passes, p) ? tk : keys) + lt.s.begin + r.start;
-        splits[g] = sortlab::merge_path_by_wide([&](u64 i) { return sortlab::flip_bits(a[i], flip); }, r.a_len,
-                                                [&](u64 j) { return sortlab::flip_bits(a[r.a_len + j], flip); },
-                                                r.b_len, o - r.start);
+        splits[g] = sortlab::merge_path_keys(a, r.a_len, a + r.a_len, r.b_len, o - r.start, flip);
     }
 }
 
