@@ -40,6 +40,7 @@
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
+#include "sortlab/thread/merge_path_keys.cuh"
 #include "sortlab/warp/shuffle.cuh"
 #include "sortlab/warp/warp_scan.cuh"
 
@@ -259,8 +260,16 @@ GROUP_KERNEL(32)
 
 // ---- The block classes: one array per block, merge sorted in one tile. ----
 
-// values + i with values (keys only: the unused pointer itself, which may be null).
-__device__ __forceinline__ Val* at(Val* values, u64 i) { return HAS_VALUES ? values + i : values; }
+// values + i as the block sorts' and merges' value type (keys only: null, never read).
+__device__ __forceinline__ SortVal* values_at(Val* values, u64 i) {
+#if HAS_VALUES
+    return values + i;
+#else
+    (void)values;
+    (void)i;
+    return nullptr;
+#endif
+}
 
 template <int Threads, int Items> struct TileSort {
     typedef sortlab::BlockMergeSort<Bits, SortVal, Threads, Items> Sort;
@@ -278,7 +287,7 @@ template <int Threads, int Items> struct TileSort {
 
     // Sorts the `valid` keys (values) at ik (iv) into ok (ov): in place when they are the same (the
     // whole tile is read before any of it is written).
-    static __device__ __forceinline__ void sort_span(const Key* ik, const Val* iv, Key* ok, Val* ov, u32 valid,
+    static __device__ __forceinline__ void sort_span(const Key* ik, const SortVal* iv, Key* ok, SortVal* ov, u32 valid,
                                                      Bits flip, Storage& st) {
         (void)iv;
         (void)ov;
@@ -315,7 +324,8 @@ template <int Threads, int Items> struct TileSort {
             const Span s = array_span(offsets, fixed_len, array_at(list, i), n);
             // The host puts only arrays of at most Threads * Items keys in this class; clamp anyway.
             const u32 valid = (u32)(s.len < (u64)(Threads * Items) ? s.len : (u64)(Threads * Items));
-            sort_span(keys + s.begin, at(values, s.begin), keys + s.begin, at(values, s.begin), valid, flip, st);
+            SortVal* v = values_at(values, s.begin);
+            sort_span(keys + s.begin, v, keys + s.begin, v, valid, flip, st);
         }
     }
 };
@@ -428,7 +438,7 @@ large_runs(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64 
         const u64 at_in = lt.s.begin + o;
         Key* ok = (lt.passes & 1u) ? tk : keys;
         Val* ov = (lt.passes & 1u) ? tv : values;
-        RunSort::sort_span(keys + at_in, at(values, at_in), ok + at_in, at(ov, at_in), valid, flip, st);
+        RunSort::sort_span(keys + at_in, values_at(values, at_in), ok + at_in, values_at(ov, at_in), valid, flip, st);
     }
 }
 
@@ -446,16 +456,6 @@ __device__ __forceinline__ RunPair run_pair(u64 len, u64 o, u32 p) {
     r.b_len = rest - r.a_len < width ? rest - r.a_len : width;
     return r;
 }
-// values + i as the merge's value type (keys only: null, never read).
-__device__ __forceinline__ SortVal* merge_values(Val* values, u64 i) {
-#if HAS_VALUES
-    return values + i;
-#else
-    (void)values;
-    (void)i;
-    return nullptr;
-#endif
-}
 // The buffers pass p reads of an array needing `passes` passes: tk when passes - p is odd.
 __device__ __forceinline__ bool large_reads_copy(u32 passes, u32 p) { return ((passes - p) & 1u) != 0; }
 
@@ -472,9 +472,7 @@ large_partition(const Key* keys, const Key* tk, const Offset* offsets, u64 fixed
         if (p >= lt.passes || o >= lt.s.len) continue;
         const RunPair r = run_pair(lt.s.len, o, p);
         const Key* a = (large_reads_copy(lt.passes, p) ? tk : keys) + lt.s.begin + r.start;
-        splits[g] = sortlab::merge_path_by_wide([&](u64 i) { return sortlab::flip_bits(a[i], flip); }, r.a_len,
-                                                [&](u64 j) { return sortlab::flip_bits(a[r.a_len + j], flip); },
-                                                r.b_len, o - r.start);
+        splits[g] = sortlab::merge_path_keys(a, r.a_len, a + r.a_len, r.b_len, o - r.start, flip);
     }
 }
 
@@ -503,8 +501,8 @@ large_merge(Key* keys, Val* values, Key* tk, Val* tv, const Offset* offsets, u64
         if (d1 < pair_len && g + 1 >= count) continue;
         const u64 a1 = d1 == pair_len ? r.a_len : splits[g + 1];
         const u64 base = lt.s.begin + r.start;
-        RunMerge::merge_split(ik + base, merge_values(iv, base), r.a_len, d0, d1, splits[g], a1, okb + lt.s.begin + o,
-                              merge_values(ovb, lt.s.begin + o), flip, smem);
+        RunMerge::merge_split(ik + base, values_at(iv, base), r.a_len, d0, d1, splits[g], a1, okb + lt.s.begin + o,
+                              values_at(ovb, lt.s.begin + o), flip, smem);
     }
 }
 

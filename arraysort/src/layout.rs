@@ -47,17 +47,27 @@ impl Shape {
     }
 }
 
+/// Words of the large class's plan: the tile count and the most passes (`meta[0]`, `meta[1]`).
+pub(crate) const LARGE_META_WORDS: usize = 2;
+
+// One `zero_words` launch (a block of 32 threads) clears the class counters and the large class's
+// plan together.
+const _: () = assert!(SizeClass::ALL.len() + LARGE_META_WORDS <= 32);
+
 /// The fast sort's scratch: class counters and lists (offsets only), and for the large class
-/// (only when some array can be large) a copy of the keys and values for its merge passes, its
-/// tile list and the passes' splits.
+/// (only when some array can be large) its plan, a copy of the keys and values for its merge
+/// passes, its tile list and the passes' splits.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FastLayout {
-    pub counts: Region<u64>,
+    /// The words zeroed before the sort, by one launch: the class counters (offsets only), then
+    /// the large class's plan ([`LARGE_META_WORDS`], only when some array can be large).
+    pub words: Region<u64>,
+    /// Class counters at the start of `words`: one per class with offsets, none for a fixed
+    /// length; the large class's plan follows them.
+    pub counts: usize,
     pub lists: Region<u64>,
     pub tk: Region<u8>,
     pub tv: Region<u8>,
-    /// The large class's plan: the tile count and the most passes (`meta[0]`, `meta[1]`).
-    pub large_meta: Region<u64>,
     /// Each large array's first tile in the tile list (by its index in the class's list).
     pub tile_first: Region<u64>,
     /// Each tile's array (its index in the class's list).
@@ -81,9 +91,10 @@ impl FastLayout {
         let p = s.policy();
         let classes = s.fast_classes();
         let listed = s.fixed.is_none() && s.has_work();
-        let counts = l.region::<u64>(if listed { SizeClass::ALL.len() } else { 0 });
-        let lists = l.region::<u64>(if listed { p.list_len(s.arrays, s.n) } else { 0 });
         let large = classes.contains(&SizeClass::Large);
+        let counts = if listed { SizeClass::ALL.len() } else { 0 };
+        let words = l.region::<u64>(counts + if large { LARGE_META_WORDS } else { 0 });
+        let lists = l.region::<u64>(if listed { p.list_len(s.arrays, s.n) } else { 0 });
         let copy = |size: usize| if large { s.n.saturating_mul(size) } else { 0 };
         let tk = l.region::<u8>(copy(s.key_size));
         let tv = l.region::<u8>(copy(s.value.unwrap_or(0)));
@@ -93,16 +104,15 @@ impl FastLayout {
             (true, None) => (SizeClass::Large.most_arrays(s.arrays, s.n, &p), s.n),
         };
         let large_tiles = p.large_tiles(large_arrays, s.n);
-        let large_meta = l.region::<u64>(if large { 2 } else { 0 });
         let tile_first = l.region::<u64>(large_arrays);
         let tile_array = l.region::<u32>(large_tiles);
         let splits = l.region::<u64>(large_tiles);
         Ok(FastLayout {
+            words,
             counts,
             lists,
             tk,
             tv,
-            large_meta,
             tile_first,
             tile_array,
             splits,
@@ -184,16 +194,22 @@ mod tests {
         assert_eq!(FastLayout::new(&s).unwrap().bytes, 0);
         let s = shape(10 * 5000, 10, Some(5000));
         assert_eq!(s.fast_classes(), vec![SizeClass::Large]);
-        assert!(FastLayout::new(&s).unwrap().bytes >= 8 * 50_000);
+        let l = FastLayout::new(&s).unwrap();
+        assert!(l.bytes >= 8 * 50_000);
+        assert_eq!((l.counts, l.words.len()), (0, LARGE_META_WORDS));
         // Offsets: counters and lists, and the copy once an array can pass the tile.
         let s = shape(4096, 3, None);
         let l = FastLayout::new(&s).unwrap();
         assert_eq!(l.tk.len(), 0);
-        assert_eq!(l.counts.len(), 8);
+        assert_eq!(l.counts, 8);
+        assert_eq!(l.words.len(), 8);
         assert!(!s.fast_classes().contains(&SizeClass::Large));
         let s = shape(4097, 3, None);
         assert!(s.fast_classes().contains(&SizeClass::Large));
-        assert_eq!(FastLayout::new(&s).unwrap().tk.len(), 4 * 4097);
+        let l = FastLayout::new(&s).unwrap();
+        assert_eq!(l.tk.len(), 4 * 4097);
+        // The large class's plan right after the counters, zeroed with them.
+        assert_eq!((l.counts, l.words.len()), (8, 8 + LARGE_META_WORDS));
         // Nothing to sort.
         assert!(shape(1, 1, None).fast_classes().is_empty());
         assert_eq!(FastLayout::new(&shape(0, 0, None)).unwrap().bytes, 0);

@@ -45,8 +45,9 @@ pub(crate) fn fast<K: SortKey>(
         })
         .collect::<Result<Vec<_>>>()?;
     let listed = s.fixed.is_none();
+    // The class counters open `layout.words`.
     let (counts, lists) = (
-        scratch.ptr(layout.counts).addr(),
+        scratch.ptr(layout.words).addr(),
         scratch.ptr(layout.lists).addr(),
     );
     let zero = k.module.kernel("zero_words")?;
@@ -57,8 +58,11 @@ pub(crate) fn fast<K: SortKey>(
         // written by the first `words` threads of the one block of 32.
         unsafe { zero.launch(LaunchConfig::linear(1, 32), &args) }
     };
+    // The class counters and the large class's plan, in one launch.
+    if !layout.words.is_empty() {
+        zero_words(counts, layout.words.len())?;
+    }
     if listed {
-        zero_words(counts, SizeClass::ALL.len())?;
         let classify = k.module.kernel("classify")?;
         let mut args = KernelArgs::new();
         args.push(b.segments.offsets_addr())
@@ -86,7 +90,6 @@ pub(crate) fn fast<K: SortKey>(
             (0, 0, s.arrays)
         };
         if c == SizeClass::Large {
-            zero_words(scratch.ptr(layout.large_meta).addr(), 2)?;
             large::<K>(b, k, kernels, order, scratch, layout, (list, count, cap))?;
             continue;
         }
@@ -137,7 +140,8 @@ fn large<K: SortKey>(
     };
     let tiles = layout.large_tiles;
     let (meta, first, array, splits) = (
-        scratch.ptr(layout.large_meta).addr(),
+        // The plan follows the class counters in `layout.words`.
+        scratch.ptr(layout.words).addr() + 8 * layout.counts as u64,
         scratch.ptr(layout.tile_first).addr(),
         scratch.ptr(layout.tile_array).addr(),
         scratch.ptr(layout.splits).addr(),

@@ -28,6 +28,10 @@ pub const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/thread/merge_path.cuh"),
     ),
     (
+        "sortlab/thread/merge_path_keys.cuh",
+        include_str!("../kernels/thread/merge_path_keys.cuh"),
+    ),
+    (
         "sortlab/warp/operators.cuh",
         include_str!("../kernels/warp/operators.cuh"),
     ),

@@ -40,7 +40,7 @@
 #include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
-#include "sortlab/thread/merge_path.cuh"
+#include "sortlab/thread/merge_path_keys.cuh"
 
 #ifndef SORT_THREADS
 #define SORT_THREADS 256
@@ -185,14 +185,6 @@ __device__ __forceinline__ Pair pair_of(u64 pos, u64 n, u32 width_log2) {
 // The ordered bits of key i of a run in global memory.
 __device__ __forceinline__ Bits bits_at(const Key* run, u64 i, Bits flip) { return sortlab::flip_bits(run[i], flip); }
 
-// The merge path over global memory with 64-bit positions: the number of keys of run a among the
-// first `diag` outputs of the stable merge of a and b (ties take from a).
-__device__ __forceinline__ u64 merge_path_global(const Key* a, u64 a_len, const Key* b, u64 b_len, u64 diag,
-                                                 Bits flip) {
-    return sortlab::merge_path_by_wide([&](u64 i) { return bits_at(a, i, flip); }, a_len,
-                                       [&](u64 j) { return bits_at(b, j, flip); }, b_len, diag);
-}
-
 // ---- Satish: merge by rank. ----
 
 // The number of keys of run[0 .. len) that go before `key`: strictly less (lower bound) when
@@ -255,7 +247,7 @@ merge_partition(const Key* keys, u64 n, u32 width_log2, u64 blocks, u64* splits,
         const u64 pos = t * MERGE_TILE;
         const Pair p = pair_of(pos, n, width_log2);
         const Key* a = keys + p.start;
-        splits[t] = merge_path_global(a, p.a_len, a + p.a_len, p.b_len, pos - p.start, flip);
+        splits[t] = sortlab::merge_path_keys(a, p.a_len, a + p.a_len, p.b_len, pos - p.start, flip);
     }
 }
 
@@ -326,7 +318,7 @@ merge_pair_partition(const Key* keys, u64 start, u64 a_len, u64 b_len, u64 block
     const Key* a = keys + start;
     const u64 stride = (u64)gridDim.x * PARTITION_THREADS;
     for (u64 t = (u64)blockIdx.x * PARTITION_THREADS + threadIdx.x; t < blocks; t += stride) {
-        splits[t] = merge_path_global(a, a_len, a + a_len, b_len, t * MERGE_TILE, flip);
+        splits[t] = sortlab::merge_path_keys(a, a_len, a + a_len, b_len, t * MERGE_TILE, flip);
     }
 }
 
