@@ -37,6 +37,7 @@
 //   RANK_THREADS                merge_rank_pass's block
 #include "sortlab/block/block_merge.cuh"
 #include "sortlab/block/block_merge_sort.cuh"
+#include "sortlab/block/block_sort_span.cuh"
 #include "sortlab/grid/grid_dependency.cuh"
 #include "sortlab/thread/key_bits.cuh"
 #include "sortlab/thread/key_defines.cuh"
@@ -80,7 +81,8 @@ typedef sortlab::NullValue SortValueT;
 #define SORT_TILE (SORT_THREADS * SORT_ITEMS)
 #define MERGE_TILE (MERGE_THREADS * MERGE_ITEMS)
 
-typedef sortlab::BlockMergeSort<Bits, SortValueT, SORT_THREADS, SORT_ITEMS> TileSort;
+typedef sortlab::BlockSortSpan<Key, Bits, SortValueT, SORT_THREADS, SORT_ITEMS> TileSpan;
+typedef TileSpan::Sort TileSort;
 
 #ifdef SORT_SMEM_BYTES
 static_assert(sizeof(TileSort::TempStorage) == SORT_SMEM_BYTES,
@@ -102,63 +104,18 @@ merge_sort_tiles(const Key* keys_in, const Value* values_in, Key* keys_out, Valu
                  u32 smem_bytes) {
     sortlab::dependent_entry();
     if (smem_bytes < (u32)SORT_SMEM_BYTES) __trap();
-    TileSort::TempStorage& tmp = *reinterpret_cast<TileSort::TempStorage*>(merge_smem);
-    const u32 tid = threadIdx.x;
     const u64 tiles = (n + SORT_TILE - 1) / SORT_TILE;
     for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
         const u64 base = t * SORT_TILE;
         const u64 left = n - base;
         const u32 valid = left < SORT_TILE ? (u32)left : (u32)SORT_TILE;
-        // Coalesced (striped) loads, transposed to blocked through the sort's shared keys.
-        Bits b[SORT_ITEMS];
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) {
-            const u32 i = k * SORT_THREADS + tid;
-            tmp.u.keys[TileSort::slot(i)] =
-                i < valid ? sortlab::flip_bits(keys_in[base + i], flip) : sortlab::max_bits<Bits>();
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) b[k] = tmp.u.keys[TileSort::slot(tid * SORT_ITEMS + k)];
-        __syncthreads();
 #if HAS_VALUES
-        Value v[SORT_ITEMS];
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) {
-            const u32 i = k * SORT_THREADS + tid;
-            if (i < valid) tmp.u.values[i] = values_in[base + i];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) v[k] = tmp.u.values[tid * SORT_ITEMS + k];
-        __syncthreads();
-        TileSort::sort(b, v, tmp, valid);
+        TileSpan::sort_tile(keys_in + base, values_in + base, keys_out + base, values_out + base, valid, flip,
+                            merge_smem);
 #else
         (void)values_in;
         (void)values_out;
-        TileSort::sort(b, tmp, valid);
-#endif
-        __syncthreads();
-        // Blocked registers back to striped, coalesced stores.
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) tmp.u.keys[TileSort::slot(tid * SORT_ITEMS + k)] = b[k];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) {
-            const u32 i = k * SORT_THREADS + tid;
-            if (i < valid) keys_out[base + i] = sortlab::key_from_flipped_bits<Key>(tmp.u.keys[TileSort::slot(i)], flip);
-        }
-        __syncthreads();
-#if HAS_VALUES
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) tmp.u.values[tid * SORT_ITEMS + k] = v[k];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < SORT_ITEMS; ++k) {
-            const u32 i = k * SORT_THREADS + tid;
-            if (i < valid) values_out[base + i] = tmp.u.values[i];
-        }
-        __syncthreads();
+        TileSpan::sort_tile(keys_in + base, nullptr, keys_out + base, nullptr, valid, flip, merge_smem);
 #endif
     }
 }

@@ -19,6 +19,10 @@
 //       Loads and stores are coalesced (striped) and go through shared memory to the sort's
 //       blocked arrangement. Every thread of the block must call it; it ends with the shared
 //       memory free.
+//   sort_tile(keys_in, values_in, keys_out, values_out, valid, flip, smem)
+//       the same with the full tile whatever `valid` (any ITEMS): for callers whose spans are
+//       full tiles but for the last one (a tile sort over a whole array), where the smaller
+//       tiles' code would only cost registers.
 #pragma once
 #include "sortlab/block/block_merge_sort.cuh"
 #include "sortlab/thread/key_bits.cuh"
@@ -27,13 +31,13 @@
 namespace sortlab {
 
 template <typename Key, typename Bits, typename Value, int THREADS, int ITEMS> struct BlockSortSpan {
-    static_assert(ITEMS % 4 == 0, "BlockSortSpan's smaller tiles take ITEMS / 4 and ITEMS / 2 keys a thread");
     static constexpr bool kPairs = !IsSame<Value, NullValue>::value;
     static constexpr int TILE = THREADS * ITEMS;
     typedef BlockMergeSort<Bits, Value, THREADS, ITEMS> Sort;
 
     static __device__ __forceinline__ void sort(const Key* keys_in, const Value* values_in, Key* keys_out,
                                                 Value* values_out, u32 valid, Bits flip, unsigned char* smem) {
+        static_assert(ITEMS % 4 == 0, "BlockSortSpan::sort's smaller tiles take ITEMS / 4 and ITEMS / 2 keys a thread");
         if (valid <= (u32)(THREADS * (ITEMS / 4))) {
             sort_items<ITEMS / 4>(keys_in, values_in, keys_out, values_out, valid, flip, smem);
         } else if (valid <= (u32)(THREADS * (ITEMS / 2))) {
@@ -41,6 +45,11 @@ template <typename Key, typename Bits, typename Value, int THREADS, int ITEMS> s
         } else {
             sort_items<ITEMS>(keys_in, values_in, keys_out, values_out, valid, flip, smem);
         }
+    }
+
+    static __device__ __forceinline__ void sort_tile(const Key* keys_in, const Value* values_in, Key* keys_out,
+                                                     Value* values_out, u32 valid, Bits flip, unsigned char* smem) {
+        sort_items<ITEMS>(keys_in, values_in, keys_out, values_out, valid, flip, smem);
     }
 
   private:
