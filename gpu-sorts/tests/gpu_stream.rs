@@ -509,7 +509,9 @@ fn a_sorter_is_reused_across_calls() {
 
 /// A sorter's page-locked runs: many runs (so a bucket gathers many slices, some empty), every
 /// shape, u64 keys with u32 values and u32 keys alone, both orders; a shorter call after a
-/// longer one reuses the runs.
+/// longer one reuses the runs. The same pairs in page-locked buffers (the first pass reads them
+/// by DMA), streamed and in one job; the wrong kind of sorter and unequal lengths are errors
+/// that leave the buffers as they were.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_sorter_gathers_buckets_from_pinned_runs() {
@@ -522,11 +524,11 @@ fn a_sorter_gathers_buckets_from_pinned_runs() {
         let mut keys_only = StreamSorter::<u32>::for_keys(&gpu, &opts).unwrap();
         let chunk = pairs.chunk_keys();
         for (i, shape) in SHAPES.into_iter().enumerate() {
-            for n in [37 * chunk + 5, 9 * chunk] {
+            for n in [37 * chunk + 5, 9 * chunk, chunk - 1] {
                 let what = format!("{order:?} {shape:?} n={n} chunk {chunk}");
                 let input: Vec<u64> = generate(shape, n, 70 + i as u64);
                 let (values, ek, ev) = stable_index_pairs::<u64, u32>(&input, order);
-                let (mut k, mut v) = (input.clone(), values);
+                let (mut k, mut v) = (input.clone(), values.clone());
                 let seen = Mutex::new(Vec::<StreamProgress>::new());
                 let record = |p: StreamProgress| seen.lock().unwrap().push(p);
                 let r = pairs
@@ -535,21 +537,49 @@ fn a_sorter_gathers_buckets_from_pinned_runs() {
                 check::check_pairs_equal(&ek, &ev, &k, &v)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert!(
-                    r.pinned_runs && r.chunks == n.div_ceil(chunk),
+                    r.pinned_runs == (n > chunk) && r.chunks == n.div_ceil(chunk),
                     "{what}: {r:?}"
                 );
                 let seen = seen.into_inner().unwrap();
                 let total = r.bytes_to_device + r.bytes_to_host;
                 assert!(seen.windows(2).all(|w| w[0].done_bytes <= w[1].done_bytes));
                 assert_eq!(seen.last().map(|p| p.done_bytes), Some(total), "{what}");
+
+                let mut pk = PinnedBuffer::<u64>::alloc(&gpu, n).unwrap();
+                let mut pv = PinnedBuffer::<u32>::alloc(&gpu, n).unwrap();
+                pk.as_mut_slice().unwrap().copy_from_slice(&input);
+                pv.as_mut_slice().unwrap().copy_from_slice(&values);
+                let r = pairs.sort_pairs_pinned(&mut pk, &mut pv).unwrap();
+                let (pk_host, pv_host) = (pk.as_slice().unwrap(), pv.as_slice().unwrap());
+                check::check_pairs_equal(&ek, &ev, pk_host, pv_host)
+                    .unwrap_or_else(|e| panic!("{what} pinned: {e}"));
+                assert_eq!(r.pinned_runs, n > chunk, "{what} pinned");
+
                 let input32: Vec<u32> = generate(shape, n, 90 + i as u64);
                 let mut expected = input32.clone();
                 sortlab_cpu_reference::sort::sort(&mut expected, order);
                 let mut k32 = input32;
                 let r = keys_only.sort_keys(&mut k32).unwrap();
                 check::check_equal(&expected, &k32).unwrap_or_else(|e| panic!("{what} u32: {e}"));
-                assert!(r.pinned_runs, "{what} u32");
+                assert_eq!(r.pinned_runs, n > keys_only.chunk_keys(), "{what} u32");
+                let mut p32 = PinnedBuffer::<u32>::alloc(&gpu, n).unwrap();
+                p32.as_mut_slice().unwrap().copy_from_slice(&k32);
+                p32.as_mut_slice().unwrap().reverse();
+                keys_only.sort_keys_pinned(&mut p32).unwrap();
+                check::check_equal(&expected, p32.as_slice().unwrap())
+                    .unwrap_or_else(|e| panic!("{what} u32 pinned: {e}"));
             }
         }
+        let mut pk = PinnedBuffer::<u64>::alloc(&gpu, 3).unwrap();
+        pk.as_mut_slice().unwrap().copy_from_slice(&[3, 1, 2]);
+        let mut pv = PinnedBuffer::<u32>::alloc(&gpu, 2).unwrap();
+        let e = pairs.sort_keys_pinned(&mut pk).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        let e = pairs.sort_pairs_pinned(&mut pk, &mut pv).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        let mut p32 = PinnedBuffer::<u32>::alloc(&gpu, 2).unwrap();
+        let e = keys_only.sort_pairs_pinned(&mut p32, &mut pv).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert_eq!(pk.as_slice().unwrap(), &[3, 1, 2]);
     }
 }

@@ -123,7 +123,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                 "sort_keys on a StreamSorter made for pairs: use sort_pairs, or for_keys".into(),
             ));
         }
-        self.sort(keys, None, progress)
+        self.sort(Input::Host { keys, values: None }, progress)
     }
 
     /// Sorts `keys` in place, stably, `values[i]` moving with `keys[i]` (a sorter made by
@@ -156,21 +156,87 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                 values.len()
             )));
         }
-        self.sort(keys, Some(values), progress)
+        self.sort(
+            Input::Host {
+                keys,
+                values: Some(values),
+            },
+            progress,
+        )
+    }
+
+    /// Sorts keys that lie in page-locked memory, in place (a sorter made by
+    /// [`StreamSorter::for_keys`]): the first pass reads them by DMA, so of a streamed sort's
+    /// host copies only the second pass's (each sorted bucket into its place) remain.
+    ///
+    /// # Errors
+    /// As [`StreamSorter::sort_keys`]; [`Error::InvalidArgument`] for a buffer of another
+    /// device, before anything is written.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use sortlab_gpu_sorts::stream::{StreamOptions, StreamSorter};
+    /// use sortlab_primitives::{Gpu, PinnedBuffer};
+    /// let gpu = Gpu::new(0)?;
+    /// let opts = StreamOptions::default().with_device_budget(Some(256 << 20));
+    /// let mut sorter = StreamSorter::<u32>::for_keys(&gpu, &opts)?;
+    /// let mut keys = PinnedBuffer::<u32>::alloc(&gpu, 300_000_000)?;
+    /// for (i, k) in keys.as_mut_slice()?.iter_mut().enumerate() {
+    ///     *k = (i as u32).wrapping_mul(2_654_435_761);
+    /// }
+    /// sorter.sort_keys_pinned(&mut keys)?;
+    /// assert!(keys.as_slice()?.windows(2).all(|w| w[0] <= w[1]));
+    /// # Ok::<(), sortlab_primitives::Error>(())
+    /// ```
+    pub fn sort_keys_pinned(&mut self, keys: &mut PinnedBuffer<K>) -> Result<StreamReport> {
+        if self.with_values {
+            return Err(Error::InvalidArgument(
+                "sort_keys_pinned on a StreamSorter made for pairs: use sort_pairs_pinned".into(),
+            ));
+        }
+        self.sort(Input::Pinned { keys, values: None }, &|_| {})
+    }
+
+    /// Sorts keys and values that lie in page-locked memory, in place, stably (a sorter made
+    /// by [`StreamSorter::for_pairs`]), as [`StreamSorter::sort_keys_pinned`].
+    ///
+    /// # Errors
+    /// As [`StreamSorter::sort_pairs`]; [`Error::InvalidArgument`] for a buffer of another
+    /// device, before anything is written.
+    pub fn sort_pairs_pinned(
+        &mut self,
+        keys: &mut PinnedBuffer<K>,
+        values: &mut PinnedBuffer<V>,
+    ) -> Result<StreamReport> {
+        if !self.with_values {
+            return Err(Error::InvalidArgument(
+                "sort_pairs_pinned on a StreamSorter made for keys: use for_pairs".into(),
+            ));
+        }
+        if values.len() != keys.len() {
+            return Err(Error::InvalidArgument(format!(
+                "streamed sort of {} keys with {} values",
+                keys.len(),
+                values.len()
+            )));
+        }
+        let values = Some(values);
+        self.sort(Input::Pinned { keys, values }, &|_| {})
     }
 
     fn sort(
         &mut self,
-        keys: &mut [K],
-        values: Option<&mut [V]>,
+        input: Input<'_, K, V>,
         progress: &(dyn Fn(StreamProgress) + Sync),
     ) -> Result<StreamReport> {
-        let n = keys.len();
+        let n = input.len();
         if n < 2 {
             return Ok(nothing_to_sort(progress));
         }
         if n <= self.chunk {
-            return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
+            return input.with_slices(|keys, values| {
+                one_job(&mut self.lanes[..1], keys, values, self.chunk, progress)
+            });
         }
         if !self.runs.failed {
             let (runs, lanes) = (n.div_ceil(self.chunk), self.lanes.len());
@@ -181,8 +247,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                 Ok(()) => {
                     return streamed_pinned(
                         &mut self.lanes,
-                        keys,
-                        values,
+                        input,
                         self.chunk,
                         self.order,
                         progress,
@@ -194,15 +259,44 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                 Err(e) => return Err(e),
             }
         }
-        streamed(
-            &mut self.lanes,
-            keys,
-            values,
-            self.chunk,
-            self.order,
-            progress,
-            &mut self.temp,
-        )
+        let (lanes, temp, chunk, order) = (&mut self.lanes, &mut self.temp, self.chunk, self.order);
+        input
+            .with_slices(|keys, values| streamed(lanes, keys, values, chunk, order, progress, temp))
+    }
+}
+
+/// A sorter's input: keys (and values) in ordinary host memory, or in page-locked buffers.
+enum Input<'a, K: SortKey, V: SortValue> {
+    Host {
+        keys: &'a mut [K],
+        values: Option<&'a mut [V]>,
+    },
+    Pinned {
+        keys: &'a mut PinnedBuffer<K>,
+        values: Option<&'a mut PinnedBuffer<V>>,
+    },
+}
+
+impl<K: SortKey, V: SortValue> Input<'_, K, V> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Host { keys, .. } => keys.len(),
+            Input::Pinned { keys, .. } => keys.len(),
+        }
+    }
+
+    /// `f` on the input as host slices (a pinned buffer's view waits for its copies).
+    fn with_slices<R>(self, f: impl FnOnce(&mut [K], Option<&mut [V]>) -> Result<R>) -> Result<R> {
+        match self {
+            Input::Host { keys, values } => f(keys, values),
+            Input::Pinned { keys, values } => {
+                let values = match values {
+                    Some(v) => Some(v.as_mut_slice()?),
+                    None => None,
+                };
+                f(keys.as_mut_slice()?, values)
+            }
+        }
     }
 }
 
@@ -270,6 +364,17 @@ impl<K: SortKey, V: SortValue> PinnedRuns<K, V> {
 /// A page-locked buffer of keys with one of values (`None` without values).
 type PinnedPair<K, V> = (PinnedBuffer<K>, Option<PinnedBuffer<V>>);
 
+/// A job's run buffers in the first pass (each job writes its own run).
+type RunOut<'a, K, V> = (&'a mut PinnedBuffer<K>, Option<&'a mut PinnedBuffer<V>>);
+
+/// The job's run buffers as the output of its copy down.
+fn into<'o, K: SortKey, V: SortValue>(out: &'o mut RunOut<'_, K, V>) -> PinnedOut<'o, K, V> {
+    PinnedOut {
+        keys: &mut *out.0,
+        values: out.1.as_deref_mut(),
+    }
+}
+
 /// The runs, read-only, for the split and the second pass.
 struct Runs<'a, K: SortKey, V: SortValue> {
     keys: &'a [PinnedBuffer<K>],
@@ -315,20 +420,23 @@ impl<K: SortKey, V: SortValue> MergeLane<'_, K, V> {
 /// the staging pieces.
 fn streamed_pinned<K: SortKey, V: SortValue>(
     lanes: &mut [RadixLane<K, V>],
-    keys: &mut [K],
-    values: Option<&mut [V]>,
+    input: Input<'_, K, V>,
     chunk: usize,
     order: Order,
     progress: &(dyn Fn(StreamProgress) + Sync),
     runs: &mut PinnedRuns<K, V>,
 ) -> Result<StreamReport> {
     let mut clock = Laps::start();
-    let with_values = values.is_some();
-    let (lens, tally) = Tally::plan::<K, V>(keys.len(), chunk, with_values, progress);
+    let with_values = match &input {
+        Input::Host { values, .. } => values.is_some(),
+        Input::Pinned { values, .. } => values.is_some(),
+    };
+    let (lens, tally) = Tally::plan::<K, V>(input.len(), chunk, with_values, progress);
     let count = lens.len();
     clock.setup();
 
-    // Pass 1: chunks of the input into sorted runs, each copied down into its buffer.
+    // Pass 1: chunks of the input into sorted runs, each copied down into its buffer: the
+    // chunks filled through staging from host slices, or copied up by DMA from pinned buffers.
     tally.add(StreamPhase::Runs, 0);
     {
         // Each job gets its own run's buffers (mutable: the copy down writes them).
@@ -336,20 +444,28 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
         let outs = runs.keys[..count]
             .iter_mut()
             .zip(value_runs.chain(std::iter::repeat_with(|| None)));
-        let fill = fill_from_input::<(), K, V>(keys, values.as_deref(), chunk);
+        let jobs = outs.zip(lens.iter().copied());
         let done = |bytes| tally.add(StreamPhase::Runs, bytes);
-        drive(
-            lanes,
-            outs.zip(lens.iter().copied()),
-            &done,
-            &|lane, job, len, out, abort| {
-                let out = PinnedOut {
-                    keys: &mut *out.0,
-                    values: out.1.as_deref_mut(),
-                };
-                lane.run_job_into_pinned(job, len, &(), &fill, out, abort)
-            },
-        )?;
+        match &input {
+            Input::Host { keys, values } => {
+                let fill = fill_from_input::<(), K, V>(keys, values.as_deref(), chunk);
+                drive(lanes, jobs, &done, &|lane, job, len, out, abort| {
+                    lane.run_job_into_pinned(job, len, &(), &fill, into(out), abort)
+                })?;
+            }
+            Input::Pinned { keys, values } => {
+                let (keys, values) = (&**keys, values.as_deref());
+                drive(lanes, jobs, &done, &|lane, job, len, out, abort| {
+                    let range = job * chunk..job * chunk + len;
+                    let from = [PinnedRange {
+                        keys,
+                        values,
+                        range,
+                    }];
+                    lane.run_job_between_pinned(job, &from, into(out), abort)
+                })?;
+            }
+        }
     }
     clock.runs();
 
@@ -389,6 +505,16 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
                 .collect()
         };
         let done = |bytes| tally.add(StreamPhase::Merge, bytes);
+        let (keys, values) = match input {
+            Input::Host { keys, values } => (keys, values),
+            Input::Pinned { keys, values } => {
+                let values = match values {
+                    Some(v) => Some(v.as_mut_slice()?),
+                    None => None,
+                };
+                (keys.as_mut_slice()?, values)
+            }
+        };
         let places = bucket_places(keys, values, chunk);
         let mut states: Vec<MergeLane<'_, K, V>> = lanes
             .iter_mut()

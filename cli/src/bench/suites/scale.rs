@@ -16,7 +16,8 @@
 //!   page-locking); `stream-4x` and `stream-16x` (op `host`):
 //!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes
 //!   (`stream-4x-sorter` and `stream-16x-sorter`: the same through one `StreamSorter` made
-//!   before the timed calls, its lanes and host temporary reused);
+//!   before the timed calls, its lanes and page-locked runs reused; `-sorter-pinned`: the same
+//!   with the keys in page-locked memory, `StreamSorter::sort_keys_pinned`);
 //!   `arrays-stream-4x` (op `host`): the keys as arrays of 1000, each sorted on its own by
 //!   `arraysort::stream` (jobs of whole arrays, two crossings) under a quarter of their bytes.
 //!
@@ -76,14 +77,33 @@ fn group_sizes(present: usize) -> Vec<usize> {
     v
 }
 
-/// The streamed row of budget `bytes / ratio`: one call of `gpu-sorts::stream` per sort, or
-/// with `reused` one `StreamSorter` for every call.
-fn stream_name(ratio: u64, reused: bool) -> String {
-    if reused {
-        format!("stream-{ratio}x-sorter")
-    } else {
-        format!("stream-{ratio}x")
+/// How a streamed row sorts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StreamRow {
+    /// One call of `gpu-sorts::stream` per sort.
+    Fresh,
+    /// One `StreamSorter` for every call, the keys in ordinary host memory.
+    Sorter,
+    /// One `StreamSorter`, the keys in page-locked memory (`sort_keys_pinned`).
+    SorterPinned,
+}
+
+const STREAM_ROWS: [StreamRow; 3] = [StreamRow::Fresh, StreamRow::Sorter, StreamRow::SorterPinned];
+
+/// The streamed row of budget `bytes / ratio`.
+fn stream_name(ratio: u64, row: StreamRow) -> String {
+    match row {
+        StreamRow::Fresh => format!("stream-{ratio}x"),
+        StreamRow::Sorter => format!("stream-{ratio}x-sorter"),
+        StreamRow::SorterPinned => format!("stream-{ratio}x-sorter-pinned"),
     }
+}
+
+/// Every streamed row's name.
+fn stream_names() -> impl Iterator<Item = String> {
+    STREAM_RATIOS
+        .into_iter()
+        .flat_map(|r| STREAM_ROWS.map(|row| stream_name(r, row)))
 }
 
 /// Every row name the suite knows on a host with `present` GPUs.
@@ -96,11 +116,7 @@ fn names(present: usize) -> Vec<String> {
     }
     v.extend(COPIES.map(String::from));
     v.push(HOST_COPY.to_string());
-    v.extend(
-        STREAM_RATIOS
-            .iter()
-            .flat_map(|&r| [stream_name(r, false), stream_name(r, true)]),
-    );
+    v.extend(stream_names());
     v.push(ARRAYS_STREAM.to_string());
     v
 }
@@ -390,9 +406,7 @@ impl Point<'_> {
         let mut rates = [None, None];
         if self.wants(COPIES[0])
             || self.wants(COPIES[1])
-            || STREAM_RATIOS
-                .iter()
-                .any(|&r| self.wants(&stream_name(r, false)) || self.wants(&stream_name(r, true)))
+            || stream_names().any(|name| self.wants(&name))
             || self.wants(ARRAYS_STREAM)
         {
             let what = "benchmarking pinned copies";
@@ -446,11 +460,11 @@ impl Point<'_> {
                 rates[1].map_or("-".into(), |r| format!("{r:.1} GB/s")),
             ));
         }
-        for (ratio, reused) in STREAM_RATIOS
+        for (ratio, row) in STREAM_RATIOS
             .into_iter()
-            .flat_map(|r| [(r, false), (r, true)])
+            .flat_map(|r| STREAM_ROWS.map(|row| (r, row)))
         {
-            let name = stream_name(ratio, reused);
+            let name = stream_name(ratio, row);
             if !self.wants(&name) {
                 continue;
             }
@@ -469,27 +483,48 @@ impl Point<'_> {
                 .with_order(order)
                 .with_device_budget(Some(budget));
             let made = std::time::Instant::now();
-            let mut sorter = match reused {
-                true => Some(StreamSorter::<K>::for_keys(&gpu, &opts).map_err(&err)?),
-                false => None,
+            let mut sorter = match row {
+                StreamRow::Fresh => None,
+                _ => Some(StreamSorter::<K>::for_keys(&gpu, &opts).map_err(&err)?),
             };
             let made = made.elapsed();
             let mut report = None;
-            let (t, work) = time_host(
-                reps,
-                input,
-                |w| {
-                    report = Some(match &mut sorter {
-                        Some(s) => s.sort_keys(w)?,
-                        None => stream::sort_keys(&gpu, w, &opts)?,
-                    });
-                    Ok(())
-                },
-                || gpu.synchronize(),
-            )
-            .map_err(&err)?;
+            let (t, work) = match (row, &mut sorter) {
+                (StreamRow::SorterPinned, Some(s)) => {
+                    // The keys in page-locked memory, restored there (untimed) before each call.
+                    let mut pinned = PinnedBuffer::<K>::alloc(&gpu, input.len()).map_err(&err)?;
+                    let t = time_wall(
+                        reps,
+                        &mut pinned,
+                        |p| {
+                            stream::par_copy(p.as_mut_slice()?, input);
+                            Ok(())
+                        },
+                        |p| {
+                            report = Some(s.sort_keys_pinned(p)?);
+                            Ok(())
+                        },
+                        || gpu.synchronize(),
+                    )
+                    .map_err(&err)?;
+                    (t, pinned.as_slice().map_err(&err)?.to_vec())
+                }
+                _ => time_host(
+                    reps,
+                    input,
+                    |w| {
+                        report = Some(match &mut sorter {
+                            Some(s) => s.sort_keys(w)?,
+                            None => stream::sort_keys(&gpu, w, &opts)?,
+                        });
+                        Ok(())
+                    },
+                    || gpu.synchronize(),
+                )
+                .map_err(&err)?,
+            };
             drop(sorter);
-            if reused {
+            if row != StreamRow::Fresh {
                 self.summary.push(format!(
                     "{name}: the sorter (lanes, staging) made once in {:.3} ms, outside the \
                      timed calls",
