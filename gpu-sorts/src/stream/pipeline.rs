@@ -234,14 +234,12 @@ pub struct PinnedRange<'a, K: SortKey, V: SortValue> {
     pub range: std::ops::Range<usize>,
 }
 
-/// Page-locked host memory a job writes its output into by DMA, from element `offset` on.
+/// Page-locked host memory a job writes its output into by DMA, from element 0 on.
 pub struct PinnedOut<'a, K: SortKey, V: SortValue> {
     /// The keys.
     pub keys: &'a mut PinnedBuffer<K>,
     /// The values (`None` without values).
     pub values: Option<&'a mut PinnedBuffer<V>>,
-    /// Where the job's first element goes.
-    pub offset: usize,
 }
 
 impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
@@ -353,16 +351,15 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     /// Queues the copy of the job's `len` output elements by DMA into `out` (checked to hold
     /// them, and values where the lane carries values).
     fn down_into_pinned(&mut self, len: usize, out: PinnedOut<'_, K, V>) -> Result<()> {
-        if self.values.is_some() && out.values.is_none() {
-            return Err(Error::InvalidArgument(
-                "a pinned output without the values the lane carries".into(),
-            ));
+        if out.keys.len() < len || (self.values.is_some() && out.values.is_none()) {
+            return Err(Error::InvalidArgument(format!(
+                "a job of {len} elements into a pinned output of {}",
+                out.keys.len()
+            )));
         }
-        // The copies check that the output holds `offset + len` elements.
-        self.keys
-            .copy_to_pinned_async(0..len, out.keys, out.offset)?;
+        self.keys.copy_to_pinned_async(0..len, out.keys, 0)?;
         if let (Some(d), Some(o)) = (&self.values, out.values) {
-            d.copy_to_pinned_async(0..len, o, out.offset)?;
+            d.copy_to_pinned_async(0..len, o, 0)?;
         }
         Ok(())
     }
@@ -372,8 +369,8 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     /// copy is queued: `out`'s views wait for it. Returns the job's link bytes.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `out` holds fewer than `offset + len` elements (or lacks
-    /// values the lane carries); otherwise as [`Transport::run_job`].
+    /// [`Error::InvalidArgument`] when `out` holds fewer than `len` elements (or lacks values
+    /// the lane carries); otherwise as [`Transport::run_job`].
     pub fn run_job_into_pinned<O>(
         &mut self,
         job: usize,

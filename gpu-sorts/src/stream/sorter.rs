@@ -1,6 +1,5 @@
 //! [`StreamSorter`]: a streamed sort that keeps what it allocates between calls.
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use sortlab_primitives::{Error, Gpu, Order, PinnedBuffer, Result, SortKey, SortValue};
@@ -167,9 +166,8 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
     }
 
     /// Sorts keys that lie in page-locked memory, in place (a sorter made by
-    /// [`StreamSorter::for_keys`]): the first pass reads them and the second writes them by
-    /// DMA, so a streamed sort makes no host copies at all (an input of at most one chunk, or a
-    /// sorter whose runs could not be page-locked, goes through the staging pieces).
+    /// [`StreamSorter::for_keys`]): the first pass reads them by DMA, so of a streamed sort's
+    /// host copies only the second pass's (each sorted bucket into its place) remain.
     ///
     /// # Errors
     /// As [`StreamSorter::sort_keys`]; [`Error::InvalidArgument`] for a buffer of another
@@ -374,7 +372,6 @@ fn into<'o, K: SortKey, V: SortValue>(out: &'o mut RunOut<'_, K, V>) -> PinnedOu
     PinnedOut {
         keys: &mut *out.0,
         values: out.1.as_deref_mut(),
-        offset: 0,
     }
 }
 
@@ -491,66 +488,55 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
     let bounds = split_runs(&views, order, chunk, &lens)?;
     clock.split();
 
-    // Pass 2: each bucket's slices of the runs copied up by DMA, sorted, and copied down by DMA:
-    // into its place when the input is page-locked; otherwise into one of its lane's two
-    // page-locked outputs, and from there into place by the lane's host thread while the lane's
-    // next bucket is on its way (so the thread never waits for a bucket's sort before it
-    // copies).
+    // Pass 2: each bucket's slices of the runs copied up by DMA, sorted, copied down by DMA into
+    // one of its lane's two page-locked outputs, and from there into place by the lane's host
+    // thread while the lane's next bucket is on its way (so the thread never waits for a
+    // bucket's sort before it copies).
     tally.add(StreamPhase::Merge, 0);
-    let ranges = |b: usize| -> Vec<PinnedRange<'_, K, V>> {
-        (0..count)
-            .filter(|&j| bounds[b][j] < bounds[b + 1][j])
-            .map(|j| PinnedRange {
-                keys: &runs.keys[j],
-                values: with_values.then(|| &runs.values[j]),
-                range: bounds[b][j]..bounds[b + 1][j],
-            })
-            .collect()
-    };
-    let done = |bytes| tally.add(StreamPhase::Merge, bytes);
-    match input {
-        Input::Pinned { keys, values } => {
-            // The lanes write disjoint ranges of the caller's buffers; a buffer orders the
-            // copies that touch it, so one lane at a time queues its copy down.
-            let dest = Mutex::new((keys, values));
-            let jobs = lens.iter().map(|&len| ((), len));
-            drive(lanes, jobs, &done, &|lane, job, _len, _, abort| {
-                let mut dest = dest.lock().unwrap_or_else(|p| p.into_inner());
-                let (keys, values) = &mut *dest;
-                let out = PinnedOut {
-                    keys,
-                    values: values.as_deref_mut(),
-                    offset: job * chunk,
-                };
-                lane.run_job_between_pinned(job, &ranges(job), out, abort)
-            })?;
-            let (keys, values) = dest.into_inner().unwrap_or_else(|p| p.into_inner());
-            keys.wait()?;
-            if let Some(v) = values {
-                v.wait()?;
-            }
-        }
-        Input::Host { keys, values } => {
-            let places = bucket_places(keys, values, chunk);
-            let mut states: Vec<MergeLane<'_, K, V>> = lanes
-                .iter_mut()
-                .zip(outs.chunks_mut(2))
-                .map(|(lane, outs)| MergeLane {
-                    lane,
-                    outs,
-                    next: 0,
-                    pending: None,
+    {
+        let ranges = |b: usize| -> Vec<PinnedRange<'_, K, V>> {
+            (0..count)
+                .filter(|&j| bounds[b][j] < bounds[b + 1][j])
+                .map(|j| PinnedRange {
+                    keys: &runs.keys[j],
+                    values: with_values.then(|| &runs.values[j]),
+                    range: bounds[b][j]..bounds[b + 1][j],
                 })
-                .collect();
-            let jobs = places.into_iter().zip(lens.iter().copied());
-            drive(&mut states, jobs, &done, &|st, job, len, place, abort| {
+                .collect()
+        };
+        let done = |bytes| tally.add(StreamPhase::Merge, bytes);
+        let (keys, values) = match input {
+            Input::Host { keys, values } => (keys, values),
+            Input::Pinned { keys, values } => {
+                let values = match values {
+                    Some(v) => Some(v.as_mut_slice()?),
+                    None => None,
+                };
+                (keys.as_mut_slice()?, values)
+            }
+        };
+        let places = bucket_places(keys, values, chunk);
+        let mut states: Vec<MergeLane<'_, K, V>> = lanes
+            .iter_mut()
+            .zip(outs.chunks_mut(2))
+            .map(|(lane, outs)| MergeLane {
+                lane,
+                outs,
+                next: 0,
+                pending: None,
+            })
+            .collect();
+        drive(
+            &mut states,
+            places.into_iter().zip(lens.iter().copied()),
+            &done,
+            &|st, job, len, place, abort| {
                 let h = st.next;
                 st.next ^= 1;
                 let (k, v) = &mut st.outs[h];
                 let out = PinnedOut {
                     keys: k,
                     values: v.as_mut(),
-                    offset: 0,
                 };
                 let bytes = st
                     .lane
@@ -564,10 +550,11 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
                     place: std::mem::take(place),
                 });
                 Ok(finished)
-            })?;
-            for st in &mut states {
-                done(st.finish()?);
-            }
+            },
+        )?;
+        for st in &mut states {
+            let finished = st.finish()?;
+            tally.add(StreamPhase::Merge, finished);
         }
     }
     clock.merge();
