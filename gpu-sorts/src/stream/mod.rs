@@ -55,10 +55,10 @@
 //! chunk), two passes each at best as fast as the slower direction (copies in both
 //! directions overlap), so its time is at least `2 n (k + v) / min(h2d, d2h)` with the pinned
 //! copy rates measured in the same run (`2 n (k + v) (1/h2d + 1/d2h)` where the directions do
-//! not overlap). Measured on an NVIDIA H200 (16 host cores, 2^30 `u32` keys): 20% of that
-//! bound at 4x the budget, 17% at 16x, bound by the host's copies through the staging and the
-//! first touch of the host temporary, against a target of 60%; the table and what bounds it
-//! are in `README.md` beside this module.
+//! not overlap). What bounds the one-call functions (the host's copies through the staging and
+//! the first touch of the host temporary) and a [`StreamSorter`] (the host's copies of the
+//! input into staging and of the buckets into place), with the measurements, is in `README.md`
+//! beside this module.
 //!
 //! # Sorting again and again
 //! [`StreamSorter`] keeps the lanes and the runs between calls: page-locking the staging and
@@ -584,8 +584,9 @@ fn chunks_or_empty<T>(slice: &mut [T], chunk: usize) -> impl Iterator<Item = &mu
         .chain(std::iter::repeat_with(|| -> &mut [T] { &mut [] }))
 }
 
-/// The host temporary of the runs (keys, and values when there are values): kept by a
-/// [`StreamSorter`] between calls, so that its pages are touched once.
+/// The host temporary of the runs (keys, and values when there are values), in ordinary
+/// memory: a [`StreamSorter`] keeps one for when its page-locked runs cannot be had, so that
+/// its pages are touched once.
 pub(crate) struct HostTemp<K, V> {
     keys: Vec<K>,
     values: Vec<V>,

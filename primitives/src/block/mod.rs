@@ -13,7 +13,7 @@
 //! | `sortlab/block/block_bitonic.cuh` | bitonic sorting network, any tile size (padded to a power of two) |
 //! | `sortlab/block/block_merge_sort.cuh` | stable merge sort, any tile size (`BlockMergeSort`) |
 //! | `sortlab/block/block_merge.cuh` | one tile of the stable merge of two sorted slices in global memory, through shared memory (`BlockMerge`; CUB's merge agents' tile) |
-//! | `sortlab/block/block_sort_span.cuh` | one block sorts a span of at most a tile from global memory to global memory, by the smallest of three tiles that holds it (`BlockSortSpan`; the finishing sort of the sample sort and quicksort) |
+//! | `sortlab/block/block_sort_span.cuh` | one block sorts a span of at most a tile from global memory to global memory, by the smallest of three tiles that holds it (`BlockSortSpan::sort`; the finishing sort of the sample sort and quicksort), or by the full tile (`sort_tile`; the merge sort's tile sort) |
 //! | `sortlab/block/block_histogram.cuh` | digit histogram in shared memory (`BlockHistogram`) |
 //!
 //! All of them sort ordered key bits ascending (`sortlab::flip_bits(key, flip)` maps any
