@@ -103,7 +103,10 @@ mod sorter;
 
 pub use host::par_copy;
 pub use options::{StreamOptions, StreamPhase, StreamProgress, StreamReport, StreamTimes};
-pub use pipeline::{run_in_place, run_pass, DeviceStep, Drain, Fill, Lane, Transport, PIECE_BYTES};
+pub use pipeline::{
+    run_in_place, run_pass, DeviceStep, Drain, Fill, Lane, PinnedOut, PinnedRange, Transport,
+    PIECE_BYTES,
+};
 pub use plan::{
     budget_for_chunk, chunk_keys, largest_fitting, min_device_budget, usable_device_memory,
     whole_keys, LANES, MIN_CHUNK_KEYS,
@@ -224,7 +227,8 @@ fn sort_impl<K: SortKey, V: SortValue>(
     // Streamed. Everything that can fail for want of memory is allocated first: the lanes
     // (device buffers, scratch, pinned staging) and the host temporary of the runs.
     let start = Instant::now();
-    let (chunk, mut lanes) = radix_lanes::<K, V>(gpu, budget, values.is_some(), order, Some(n))?;
+    let (chunk, mut lanes) =
+        radix_lanes::<K, V>(gpu, budget, values.is_some(), order, Some(n), PIECE_BYTES)?;
     let lanes_made = start.elapsed();
     let mut temp = HostTemp::default();
     let mut report = streamed(&mut lanes, keys, values, chunk, order, progress, &mut temp)?;
@@ -244,6 +248,7 @@ pub(crate) fn radix_lanes<K: SortKey, V: SortValue>(
     with_values: bool,
     order: Order,
     n: Option<usize>,
+    piece_bytes: usize,
 ) -> Result<(usize, Vec<RadixLane<K, V>>)> {
     let value_size = if with_values { V::SIZE } else { 0 };
     let chunk = plan::chunk_keys_in::<K>(budget, value_size, order);
@@ -255,7 +260,7 @@ pub(crate) fn radix_lanes<K: SortKey, V: SortValue>(
     let count = n.map_or(plan::LANES, |n| plan::LANES.min(n.div_ceil(chunk)));
     let lanes = (0..count)
         .map(|_| {
-            Lane::new(gpu, chunk, with_values, |g| {
+            Lane::with_piece_bytes(gpu, chunk, with_values, piece_bytes, |g| {
                 RadixStep::new::<K>(g, chunk, with_values, V::SIZE, order)
             })
         })

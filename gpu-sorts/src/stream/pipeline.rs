@@ -22,7 +22,10 @@ use crate::radix::{self, RadixOptions};
 /// Bytes of keys in one staging piece: 4 MiB (2^20 u32 keys), with the values of as many
 /// keys beside them: the host fills one piece while the link copies the other. Three lanes of
 /// two pieces page-lock 24 MiB of keys whatever the budget (page-locking costs far more per
-/// byte than copying, so staging must not grow with the chunk). Untuned (README.md).
+/// byte than copying, so staging must not grow with the chunk); a [`super::StreamSorter`],
+/// which page-locks once, takes larger pieces. The environment variable
+/// `SORTLAB_STREAM_PIECE_BYTES`, read when a lane is made, overrides both for tuning runs
+/// (README.md has the sweep).
 pub const PIECE_BYTES: usize = 4 << 20;
 
 /// `fill(out, job, offset, keys, values)` writes the elements `offset .. offset + keys.len()`
@@ -146,9 +149,15 @@ pub(crate) fn job_bytes(
     (to_device, to_host)
 }
 
-/// Elements of a staging piece of keys `K` in a lane of `chunk` keys.
-pub(crate) fn piece_len<K: SortKey>(chunk: usize) -> usize {
-    (PIECE_BYTES / K::SIZE).min(chunk).max(1)
+/// Elements of a staging piece of `bytes` bytes of keys `K` in a lane of `chunk` keys
+/// (`SORTLAB_STREAM_PIECE_BYTES`, where set to a positive number, takes the place of `bytes`).
+pub(crate) fn piece_len<K: SortKey>(chunk: usize, bytes: usize) -> usize {
+    let bytes = std::env::var("SORTLAB_STREAM_PIECE_BYTES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(bytes);
+    (bytes / K::SIZE).min(chunk).max(1)
 }
 
 /// `start .. end` cut into pieces of `piece`.
@@ -202,8 +211,21 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         with_values: bool,
         step: impl FnOnce(&Gpu) -> Result<S>,
     ) -> Result<Self> {
+        Self::with_piece_bytes(gpu, chunk, with_values, PIECE_BYTES, step)
+    }
+
+    /// [`Lane::new`] with staging pieces of `piece_bytes` bytes of keys instead of
+    /// [`PIECE_BYTES`] (the same errors): larger pieces cost more page-locked memory, paid
+    /// once by a lane kept across calls, and fewer waits per job.
+    pub fn with_piece_bytes(
+        gpu: &Gpu,
+        chunk: usize,
+        with_values: bool,
+        piece_bytes: usize,
+        step: impl FnOnce(&Gpu) -> Result<S>,
+    ) -> Result<Self> {
         let gpu = gpu.fork_stream()?;
-        let piece = piece_len::<K>(chunk);
+        let piece = piece_len::<K>(chunk, piece_bytes);
         Ok(Lane {
             keys: DeviceBuffer::alloc(&gpu, chunk)?,
             values: with_values
