@@ -370,15 +370,22 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         to_device + to_host
     }
 
-    /// Queues the copy of the job's `len` output elements by DMA into `out` (checked to hold
-    /// them, and values where the lane carries values).
-    fn down_into_pinned(&mut self, len: usize, out: PinnedOut<'_, K, V>) -> Result<()> {
+    /// Checks that `out` holds a job of `len` elements (and values where the lane carries
+    /// values), before any of the job's work is queued.
+    fn check_out(&self, len: usize, out: &PinnedOut<'_, K, V>) -> Result<()> {
+        check_job(len, self.keys.len())?;
         if out.keys.len() < len || (self.values.is_some() && out.values.is_none()) {
             return Err(Error::InvalidArgument(format!(
                 "a job of {len} elements into a pinned output of {}",
                 out.keys.len()
             )));
         }
+        Ok(())
+    }
+
+    /// Queues the copy of the job's `len` output elements by DMA into `out` (checked by
+    /// `check_out`).
+    fn down_into_pinned(&mut self, len: usize, out: PinnedOut<'_, K, V>) -> Result<()> {
         self.keys.copy_to_pinned_async(0..len, out.keys, 0)?;
         if let (Some(d), Some(o)) = (&self.values, out.values) {
             d.copy_to_pinned_async(0..len, o, 0)?;
@@ -402,7 +409,7 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         out: PinnedOut<'_, K, V>,
         abort: &AtomicBool,
     ) -> Result<u64> {
-        check_job(len, self.keys.len())?;
+        self.check_out(len, &out)?;
         if !self.up_through_staging(job, 0, len, input, Some(fill), abort)? {
             return Ok(0);
         }
@@ -429,19 +436,18 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         abort: &AtomicBool,
     ) -> Result<u64> {
         let len: usize = ranges.iter().map(|r| r.range.len()).sum();
-        check_job(len, self.keys.len())?;
+        self.check_out(len, &out)?;
+        if self.values.is_some() && ranges.iter().any(|r| r.values.is_none()) {
+            return Err(Error::InvalidArgument(
+                "a pinned range without the values the lane carries".into(),
+            ));
+        }
         let mut at = 0;
         for r in ranges {
             self.keys
                 .copy_from_pinned_async(at, r.keys, r.range.clone())?;
-            match (&mut self.values, r.values) {
-                (Some(d), Some(v)) => d.copy_from_pinned_async(at, v, r.range.clone())?,
-                (Some(_), None) => {
-                    return Err(Error::InvalidArgument(
-                        "a pinned range without the values the lane carries".into(),
-                    ))
-                }
-                _ => {}
+            if let (Some(d), Some(v)) = (&mut self.values, r.values) {
+                d.copy_from_pinned_async(at, v, r.range.clone())?;
             }
             at += r.range.len();
         }
