@@ -22,7 +22,7 @@ pub enum RankMatch {
     /// and then the high 4 bits of the digit, each split ranked with four ballots and the
     /// warp's 16 counters in registers (no counters in shared memory, one more exchange of the
     /// tile through it). Digits of at most 8 bits. Fewer shared-memory wavefronts but twice
-    /// the instructions: slower (H200, u32 keys at 2^28: 7.83 ms against 5.59; README.md).
+    /// the instructions, and slower than `AtomicOr` (README.md, "Tried and not kept").
     Split4 = 3,
 }
 

@@ -12,8 +12,8 @@ use super::{
 };
 
 /// Bytes of keys in a sorter's staging pieces: 16 MiB, four times the one-call functions'
-/// [`super::PIECE_BYTES`] (96 MiB of page-locked keys for three lanes, paid once). H200, 2^30
-/// u32 at 4x the budget: 270 ms against 312 with 4 MiB and 419 with 1 MiB (README.md).
+/// [`super::PIECE_BYTES`] (96 MiB of page-locked keys for three lanes, paid once): 270 ms
+/// against 312 with 4 MiB (H200, 2^30 u32 at 4x the budget; the sweep is in README.md).
 const SORTER_PIECE_BYTES: usize = 16 << 20;
 
 /// A streamed sort (see the [module documentation](super)) that keeps its lanes (device
@@ -29,8 +29,9 @@ const SORTER_PIECE_BYTES: usize = 16 << 20;
 /// page-locked runs (as large as the longest input, keys and values) for its whole life.
 ///
 /// Its runs being page-locked, the first pass copies each sorted run down and the second
-/// gathers each bucket up by DMA: the host copies only the input into the staging pieces and
-/// the output out of them, half the host copies of the one-call functions
+/// gathers each bucket up (and copies it down into a page-locked lane output) by DMA: the host
+/// copies only the input into the staging pieces and each bucket into place, half the host
+/// copies of the one-call functions
 /// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Where the host will not
 /// page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
 /// ordinary temporary instead, from then on.
@@ -130,11 +131,6 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
         keys: &mut [K],
         progress: &(dyn Fn(StreamProgress) + Sync),
     ) -> Result<StreamReport> {
-        if self.with_values {
-            return Err(Error::InvalidArgument(
-                "sort_keys on a StreamSorter made for pairs: use sort_pairs, or for_keys".into(),
-            ));
-        }
         self.sort(Input::Host { keys, values: None }, progress)
     }
 
@@ -156,25 +152,8 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
         values: &mut [V],
         progress: &(dyn Fn(StreamProgress) + Sync),
     ) -> Result<StreamReport> {
-        if !self.with_values {
-            return Err(Error::InvalidArgument(
-                "sort_pairs on a StreamSorter made for keys: use for_pairs".into(),
-            ));
-        }
-        if values.len() != keys.len() {
-            return Err(Error::InvalidArgument(format!(
-                "streamed sort of {} keys with {} values",
-                keys.len(),
-                values.len()
-            )));
-        }
-        self.sort(
-            Input::Host {
-                keys,
-                values: Some(values),
-            },
-            progress,
-        )
+        let values = Some(values);
+        self.sort(Input::Host { keys, values }, progress)
     }
 
     /// Sorts keys that lie in page-locked memory, in place (a sorter made by
@@ -201,11 +180,6 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
     /// # Ok::<(), sortlab_primitives::Error>(())
     /// ```
     pub fn sort_keys_pinned(&mut self, keys: &mut PinnedBuffer<K>) -> Result<StreamReport> {
-        if self.with_values {
-            return Err(Error::InvalidArgument(
-                "sort_keys_pinned on a StreamSorter made for pairs: use sort_pairs_pinned".into(),
-            ));
-        }
         self.sort(Input::Pinned { keys, values: None }, &|_| {})
     }
 
@@ -220,35 +194,42 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
         keys: &mut PinnedBuffer<K>,
         values: &mut PinnedBuffer<V>,
     ) -> Result<StreamReport> {
-        if !self.with_values {
-            return Err(Error::InvalidArgument(
-                "sort_pairs_pinned on a StreamSorter made for keys: use for_pairs".into(),
-            ));
-        }
-        if values.len() != keys.len() {
-            return Err(Error::InvalidArgument(format!(
-                "streamed sort of {} keys with {} values",
-                keys.len(),
-                values.len()
-            )));
-        }
         let values = Some(values);
         self.sort(Input::Pinned { keys, values }, &|_| {})
     }
 
+    /// Every entry point's sort: checks the input against the sorter's kind first.
     fn sort(
         &mut self,
         input: Input<'_, K, V>,
         progress: &(dyn Fn(StreamProgress) + Sync),
     ) -> Result<StreamReport> {
         let n = input.len();
+        match (self.with_values, input.values_len()) {
+            (true, None) => {
+                return Err(Error::InvalidArgument(
+                    "keys alone on a StreamSorter made for pairs: sort pairs, or use for_keys"
+                        .into(),
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(Error::InvalidArgument(
+                    "pairs on a StreamSorter made for keys: use for_pairs".into(),
+                ))
+            }
+            (_, Some(v)) if v != n => {
+                return Err(Error::InvalidArgument(format!(
+                    "streamed sort of {n} keys with {v} values"
+                )))
+            }
+            _ => {}
+        }
         if n < 2 {
             return Ok(nothing_to_sort(progress));
         }
         if n <= self.chunk {
-            return input.with_slices(|keys, values| {
-                one_job(&mut self.lanes[..1], keys, values, self.chunk, progress)
-            });
+            let (keys, values) = input.into_slices()?;
+            return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
         }
         if !self.runs.failed {
             let (runs, lanes) = (n.div_ceil(self.chunk), self.lanes.len());
@@ -271,9 +252,17 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                 Err(e) => return Err(e),
             }
         }
-        let (lanes, temp, chunk, order) = (&mut self.lanes, &mut self.temp, self.chunk, self.order);
-        input
-            .with_slices(|keys, values| streamed(lanes, keys, values, chunk, order, progress, temp))
+        let (keys, values) = input.into_slices()?;
+        let (chunk, order) = (self.chunk, self.order);
+        streamed(
+            &mut self.lanes,
+            keys,
+            values,
+            chunk,
+            order,
+            progress,
+            &mut self.temp,
+        )
     }
 }
 
@@ -289,7 +278,7 @@ enum Input<'a, K: SortKey, V: SortValue> {
     },
 }
 
-impl<K: SortKey, V: SortValue> Input<'_, K, V> {
+impl<'a, K: SortKey, V: SortValue> Input<'a, K, V> {
     fn len(&self) -> usize {
         match self {
             Input::Host { keys, .. } => keys.len(),
@@ -297,18 +286,26 @@ impl<K: SortKey, V: SortValue> Input<'_, K, V> {
         }
     }
 
-    /// `f` on the input as host slices (a pinned buffer's view waits for its copies).
-    fn with_slices<R>(self, f: impl FnOnce(&mut [K], Option<&mut [V]>) -> Result<R>) -> Result<R> {
+    /// The number of values (`None` for keys alone).
+    fn values_len(&self) -> Option<usize> {
         match self {
-            Input::Host { keys, values } => f(keys, values),
+            Input::Host { values, .. } => values.as_ref().map(|v| v.len()),
+            Input::Pinned { values, .. } => values.as_ref().map(|v| v.len()),
+        }
+    }
+
+    /// The input as host slices (a pinned buffer's view waits for its copies).
+    fn into_slices(self) -> Result<(&'a mut [K], Option<&'a mut [V]>)> {
+        Ok(match self {
+            Input::Host { keys, values } => (keys, values),
             Input::Pinned { keys, values } => {
                 let values = match values {
                     Some(v) => Some(v.as_mut_slice()?),
                     None => None,
                 };
-                f(keys.as_mut_slice()?, values)
+                (keys.as_mut_slice()?, values)
             }
-        }
+        })
     }
 }
 
@@ -387,12 +384,6 @@ fn into<'o, K: SortKey, V: SortValue>(out: &'o mut RunOut<'_, K, V>) -> PinnedOu
     }
 }
 
-/// The runs, read-only, for the split and the second pass.
-struct Runs<'a, K: SortKey, V: SortValue> {
-    keys: &'a [PinnedBuffer<K>],
-    values: &'a [PinnedBuffer<V>],
-}
-
 /// A lane of the second pass with its two page-locked outputs (`next` the one its next bucket
 /// goes to) and the bucket whose copy down is queued and not yet copied into its place.
 struct MergeLane<'a, K: SortKey, V: SortValue> {
@@ -427,9 +418,10 @@ impl<K: SortKey, V: SortValue> MergeLane<'_, K, V> {
 }
 
 /// The two passes of a streamed sort (as `streamed`) with the runs in `runs` (grown to the
-/// input's chunks): pass 1 drains each chunk's run into its buffer by DMA, pass 2 gathers each
-/// bucket's slices of the runs by DMA; only the input's fill and the output's drain go through
-/// the staging pieces.
+/// input's chunks and the lanes' outputs): pass 1 copies each chunk's sorted run down into its
+/// buffer by DMA, pass 2 gathers each bucket's slices of the runs up and copies the sorted
+/// bucket down into a lane output by DMA; the host copies only an ordinary input into the
+/// staging pieces and each bucket from its lane output into place.
 fn streamed_pinned<K: SortKey, V: SortValue>(
     lanes: &mut [RadixLane<K, V>],
     input: Input<'_, K, V>,
@@ -439,10 +431,7 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
     runs: &mut PinnedRuns<K, V>,
 ) -> Result<StreamReport> {
     let mut clock = Laps::start();
-    let with_values = match &input {
-        Input::Host { values, .. } => values.is_some(),
-        Input::Pinned { values, .. } => values.is_some(),
-    };
+    let with_values = input.values_len().is_some();
     let (lens, tally) = Tally::plan::<K, V>(input.len(), chunk, with_values, progress);
     let count = lens.len();
     clock.setup();
@@ -488,11 +477,8 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
         outs,
         ..
     } = runs;
-    let runs = Runs {
-        keys: run_keys,
-        values: run_values,
-    };
-    let views: Vec<&[K]> = runs.keys[..count]
+    let (run_keys, run_values): (&[PinnedBuffer<K>], &[PinnedBuffer<V>]) = (run_keys, run_values);
+    let views: Vec<&[K]> = run_keys[..count]
         .iter()
         .zip(&lens)
         .map(|(b, &len)| Ok(&b.as_slice()?[..len]))
@@ -510,23 +496,14 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
             (0..count)
                 .filter(|&j| bounds[b][j] < bounds[b + 1][j])
                 .map(|j| PinnedRange {
-                    keys: &runs.keys[j],
-                    values: with_values.then(|| &runs.values[j]),
+                    keys: &run_keys[j],
+                    values: with_values.then(|| &run_values[j]),
                     range: bounds[b][j]..bounds[b + 1][j],
                 })
                 .collect()
         };
         let done = |bytes| tally.add(StreamPhase::Merge, bytes);
-        let (keys, values) = match input {
-            Input::Host { keys, values } => (keys, values),
-            Input::Pinned { keys, values } => {
-                let values = match values {
-                    Some(v) => Some(v.as_mut_slice()?),
-                    None => None,
-                };
-                (keys.as_mut_slice()?, values)
-            }
-        };
+        let (keys, values) = input.into_slices()?;
         let places = bucket_places(keys, values, chunk);
         let mut states: Vec<MergeLane<'_, K, V>> = lanes
             .iter_mut()
