@@ -467,6 +467,8 @@ fn a_sorter_is_reused_across_calls() {
             .with_device_budget(budget_for_chunk::<f32>(20_000, 4).into());
         let mut keys_sorter = StreamSorter::<f32>::for_keys(&gpu, &opts).unwrap();
         let mut pairs_sorter = StreamSorter::<f32, u32>::for_pairs(&gpu, &opts).unwrap();
+        let mut pageable =
+            StreamSorter::<f32>::for_keys(&gpu, &opts.with_pageable_runs(true)).unwrap();
         let chunk = pairs_sorter.chunk_keys();
         for (i, n) in [1000, chunk, 5 * chunk + 17, 2 * chunk + 1, 300, 0, 1]
             .into_iter()
@@ -486,6 +488,18 @@ fn a_sorter_is_reused_across_calls() {
                 );
                 // The runs between the passes lie in the sorter's page-locked buffers.
                 assert_eq!(r.pinned_runs, n > keys_sorter.chunk_keys(), "{what}");
+                // Unless the sorter was asked for pageable runs: the same result through its
+                // ordinary temporary, from ordinary and from page-locked keys.
+                let mut keys = input.clone();
+                let r = pageable.sort_keys(&mut keys).unwrap();
+                check::check_equal(&expected, &keys).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(!r.pinned_runs, "{what} pageable");
+                let mut pinned = PinnedBuffer::<f32>::alloc(&gpu, n).unwrap();
+                pinned.as_mut_slice().unwrap().copy_from_slice(&input);
+                let r = pageable.sort_keys_pinned(&mut pinned).unwrap();
+                check::check_equal(&expected, pinned.as_slice().unwrap())
+                    .unwrap_or_else(|e| panic!("{what} pinned: {e}"));
+                assert!(!r.pinned_runs, "{what} pageable, pinned keys");
             }
             let (values, ek, ev) = stable_index_pairs::<f32, u32>(&input, order);
             let (mut k, mut v) = (input.clone(), values);

@@ -16,6 +16,7 @@ use sortlab_primitives::Order;
 ///     .with_device_budget(Some(1 << 30));
 /// assert_eq!(opts.device_budget, Some(1 << 30));
 /// assert_eq!(StreamOptions::default().order, Order::Ascending);
+/// assert!(!StreamOptions::default().pageable_runs);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StreamOptions {
@@ -26,6 +27,14 @@ pub struct StreamOptions {
     /// free memory (and its pool's free room) less a margin of 256 MiB and 1/16 of it.
     /// Below [`super::min_device_budget`] the sort is refused.
     pub device_budget: Option<usize>,
+    /// Whether a [`super::StreamSorter`] keeps its sorted runs in ordinary (pageable) host
+    /// memory instead of page-locked memory. Page-locked runs (`false`, the default) are copied
+    /// by DMA both ways and halve the host's copies, but the sorter then holds page-locked
+    /// memory as large as the longest input it sorted (keys and values) for its whole life;
+    /// `true` page-locks only the lanes' staging, for hosts where page-locked memory is
+    /// scarce, at the one-call functions' speed per pass. The one-call functions
+    /// ([`super::sort_keys`], [`super::sort_pairs`]) always use ordinary memory.
+    pub pageable_runs: bool,
 }
 
 impl StreamOptions {
@@ -38,6 +47,12 @@ impl StreamOptions {
     /// a margin).
     pub fn with_device_budget(mut self, bytes: Option<usize>) -> Self {
         self.device_budget = bytes;
+        self
+    }
+    /// The same options with the sorter's runs in ordinary host memory (`true`) or
+    /// page-locked memory (`false`, the default): see [`StreamOptions::pageable_runs`].
+    pub fn with_pageable_runs(mut self, pageable: bool) -> Self {
+        self.pageable_runs = pageable;
         self
     }
 }

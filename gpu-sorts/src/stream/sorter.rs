@@ -34,7 +34,8 @@ const SORTER_PIECE_BYTES: usize = 16 << 20;
 /// copies of the one-call functions
 /// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Where the host will not
 /// page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
-/// ordinary temporary instead, from then on.
+/// ordinary temporary instead, from then on; [`StreamOptions::pageable_runs`] asks for that
+/// temporary from the start.
 ///
 /// An input of at most one chunk ([`StreamSorter::chunk_keys`]) is sorted as one job through
 /// one lane (two crossings of the link); a longer one takes the two passes (four crossings).
@@ -62,7 +63,7 @@ pub struct StreamSorter<K: SortKey, V: SortValue = u32> {
     order: Order,
     with_values: bool,
     runs: PinnedRuns<K, V>,
-    /// The ordinary host temporary, used once page-locking the runs has failed.
+    /// The ordinary host temporary, used where the runs are not page-locked.
     temp: HostTemp<K, V>,
 }
 
@@ -104,7 +105,11 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
             chunk,
             order: opts.order,
             with_values,
-            runs: PinnedRuns::default(),
+            runs: if opts.pageable_runs {
+                PinnedRuns::off()
+            } else {
+                PinnedRuns::default()
+            },
             temp: HostTemp::default(),
         })
     }
@@ -231,7 +236,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
             let (keys, values) = input.into_slices()?;
             return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
         }
-        if !self.runs.failed {
+        if !self.runs.off {
             let (runs, lanes) = (n.div_ceil(self.chunk), self.lanes.len());
             match self
                 .runs
@@ -248,7 +253,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                     )
                 }
                 // The host would not page-lock that much: the ordinary temporary from now on.
-                Err(Error::HostOutOfMemory { .. }) => self.runs = PinnedRuns::failed(),
+                Err(Error::HostOutOfMemory { .. }) => self.runs = PinnedRuns::off(),
                 Err(e) => return Err(e),
             }
         }
@@ -320,8 +325,9 @@ struct PinnedRuns<K: SortKey, V: SortValue> {
     values: Vec<PinnedBuffer<V>>,
     /// Two outputs of a chunk a lane for the second pass (keys, and values).
     outs: Vec<PinnedPair<K, V>>,
-    /// Page-locking failed once: the sorter uses its ordinary temporary instead.
-    failed: bool,
+    /// Not to be page-locked (the caller asked for pageable runs, or page-locking failed
+    /// once): the sorter uses its ordinary temporary instead.
+    off: bool,
 }
 
 impl<K: SortKey, V: SortValue> Default for PinnedRuns<K, V> {
@@ -330,16 +336,16 @@ impl<K: SortKey, V: SortValue> Default for PinnedRuns<K, V> {
             keys: Vec::new(),
             values: Vec::new(),
             outs: Vec::new(),
-            failed: false,
+            off: false,
         }
     }
 }
 
 impl<K: SortKey, V: SortValue> PinnedRuns<K, V> {
-    /// No runs, and none to be page-locked again.
-    fn failed() -> Self {
+    /// No runs, and none to be page-locked.
+    fn off() -> Self {
         PinnedRuns {
-            failed: true,
+            off: true,
             ..PinnedRuns::default()
         }
     }

@@ -86,9 +86,17 @@ enum StreamRow {
     Sorter,
     /// One `StreamSorter`, the keys in page-locked memory (`sort_keys_pinned`).
     SorterPinned,
+    /// One `StreamSorter` asked for pageable runs (`StreamOptions::pageable_runs`), the keys
+    /// in ordinary host memory.
+    SorterPageable,
 }
 
-const STREAM_ROWS: [StreamRow; 3] = [StreamRow::Fresh, StreamRow::Sorter, StreamRow::SorterPinned];
+const STREAM_ROWS: [StreamRow; 4] = [
+    StreamRow::Fresh,
+    StreamRow::Sorter,
+    StreamRow::SorterPinned,
+    StreamRow::SorterPageable,
+];
 
 /// The streamed row of budget `bytes / ratio`.
 fn stream_name(ratio: u64, row: StreamRow) -> String {
@@ -96,6 +104,7 @@ fn stream_name(ratio: u64, row: StreamRow) -> String {
         StreamRow::Fresh => format!("stream-{ratio}x"),
         StreamRow::Sorter => format!("stream-{ratio}x-sorter"),
         StreamRow::SorterPinned => format!("stream-{ratio}x-sorter-pinned"),
+        StreamRow::SorterPageable => format!("stream-{ratio}x-sorter-pageable"),
     }
 }
 
@@ -481,7 +490,8 @@ impl Point<'_> {
             }
             let opts = StreamOptions::default()
                 .with_order(order)
-                .with_device_budget(Some(budget));
+                .with_device_budget(Some(budget))
+                .with_pageable_runs(row == StreamRow::SorterPageable);
             let made = std::time::Instant::now();
             let mut sorter = match row {
                 StreamRow::Fresh => None,
