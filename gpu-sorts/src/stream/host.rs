@@ -55,6 +55,40 @@ pub(crate) fn par_gather<T: Copy + Send + Sync>(dst: &mut [T], srcs: &[&[T]]) {
         .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
+/// Allocations of at least this many bytes ask for transparent huge pages.
+const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+/// The size of a transparent huge page on x86-64 and most aarch64 kernels; only alignment
+/// depends on it (a kernel with another size rounds the advice to its own).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Advises the kernel to back `room` (spare capacity of a fresh host temporary, not yet
+/// touched) with transparent huge pages where it can: Linux only, where they are on for
+/// advised memory (`madvise` mode, as on the device hosts measured). The first touch of each
+/// page is then one fault per 2 MiB instead of per 4 KiB: faulting in 4 GiB on 16 threads took
+/// 86 ms with the advice against 235 ms without, on an H200 host (README.md). A hint only:
+/// where the kernel declines (huge pages off, or the call fails) nothing changes.
+pub(crate) fn advise_huge_pages<T>(room: &mut [MaybeUninit<T>]) {
+    let bytes = std::mem::size_of_val(room);
+    if bytes < HUGE_PAGE_MIN_BYTES {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // The whole huge pages inside `room`.
+        let start = room.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(HUGE_PAGE);
+        let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
+        if end > first {
+            // SAFETY: `first .. end` lies inside `room`, memory this process owns; the advice
+            // changes how the kernel backs the pages, never their contents or mapping (the
+            // result is ignored: a refused hint is no error).
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
 /// The parts of the concatenation of `slices` at `offset .. offset + len` (which must lie
 /// inside it), as sub-slices in order.
 pub(crate) fn sub_slices<'a, T>(slices: &[&'a [T]], offset: usize, len: usize) -> Vec<&'a [T]> {
@@ -79,6 +113,19 @@ pub(crate) fn sub_slices<'a, T>(slices: &[&'a [T]], offset: usize, len: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_page_advice_leaves_memory_usable() {
+        for n in [0usize, 1000, 3 << 20, (9 << 20) + 3] {
+            let mut v: Vec<u32> = Vec::with_capacity(n);
+            advise_huge_pages(&mut v.spare_capacity_mut()[..n]);
+            v.extend((0..n as u32).map(|i| i.wrapping_mul(2654435761)));
+            assert!(v
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == (i as u32).wrapping_mul(2654435761)));
+        }
+    }
 
     #[test]
     fn copies() {

@@ -620,11 +620,14 @@ impl<K, V> HostTemp<K, V> {
     }
 }
 
-/// Room for `n` elements in the empty `v`, or [`Error::HostOutOfMemory`].
+/// Room for `n` elements in the empty `v` (backed by huge pages where the kernel will), or
+/// [`Error::HostOutOfMemory`].
 fn room<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
     v.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
         requested: n.saturating_mul(std::mem::size_of::<T>()),
-    })
+    })?;
+    host::advise_huge_pages(&mut v.spare_capacity_mut()[..n]);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,14 +10,18 @@
 //! - `radix-1gpu-host` and `multi-Ngpu-host` (op `host`): host memory to host memory, uploads
 //!   and downloads included (the issue's RMG-sort comparison).
 //! - `copy-h2d` and `copy-d2h` (op `copy`): pinned copies of the keys' bytes over the host link
-//!   of GPU 0, the rates that bound a streamed sort; `copy-h2d-pageable` and
+//!   of GPU 0, the rates that bound a streamed sort; `copy-duplex` (op `copy`): both at once
+//!   on two streams, each direction's rate while the other runs (a streamed pass keeps both
+//!   busy); `copy-host` (op `copy`, on the CPU): the host's own parallel copy of the bytes;
+//!   `copy-h2d-pageable` and
 //!   `copy-d2h-pageable` (op `copy`): the same bytes copied from and to ordinary (pageable)
 //!   host memory by the driver, which stages them itself (what a caller's `Vec` gets without
 //!   page-locking); `stream-4x` and `stream-16x` (op `host`):
 //!   `gpu-sorts::stream` with a device budget of a quarter and a sixteenth of the keys' bytes
 //!   (`stream-4x-sorter` and `stream-16x-sorter`: the same through one `StreamSorter` made
 //!   before the timed calls, its lanes and page-locked runs reused; `-sorter-pinned`: the same
-//!   with the keys in page-locked memory, `StreamSorter::sort_keys_pinned`);
+//!   with the keys in page-locked memory, `StreamSorter::sort_keys_pinned`; `-sorter-pageable`:
+//!   a sorter whose runs stay in ordinary memory, `StreamOptions::pageable_runs`);
 //!   `arrays-stream-4x` (op `host`): the keys as arrays of 1000, each sorted on its own by
 //!   `arraysort::stream` (jobs of whole arrays, two crossings) under a quarter of their bytes.
 //!
@@ -26,8 +30,9 @@
 //! untimed calls (`WARMUP_CALLS`); the input is restored before each call, untimed. Every row's
 //! last result is checked (sorted, a permutation of the input) before the row is written. A
 //! summary after the table gives each row's speed-up over one GPU, the exchange's share of the
-//! multi-GPU time, and each streamed row against the bound its crossings of the host link put
-//! on it at the measured copy rates.
+//! multi-GPU time, and each streamed row against the bounds its crossings of the host link put
+//! on it at the measured copy rates: each direction at its rate alone with the two overlapped,
+//! one direction at a time, and overlapped at the duplex rate.
 
 use sortlab_arraysort as arraysort;
 use sortlab_cpu_reference::{arrays, check};
@@ -61,6 +66,9 @@ const COPIES: [&str; 4] = [
     "copy-h2d-pageable",
     "copy-d2h-pageable",
 ];
+/// Pinned copies up and down at once, on two streams: the link's rate each way while both
+/// directions are busy, as a streamed pass keeps them (its row's GB/s is each direction's).
+const DUPLEX_COPY: &str = "copy-duplex";
 /// The host's own copy of the keys' bytes between two ordinary buffers on every core (rayon,
 /// `stream::par_copy`): the rate that bounds the staging copies of a streamed sort.
 const HOST_COPY: &str = "copy-host";
@@ -124,6 +132,7 @@ fn names(present: usize) -> Vec<String> {
         v.push(format!("multi-{g}gpu-host"));
     }
     v.extend(COPIES.map(String::from));
+    v.push(DUPLEX_COPY.to_string());
     v.push(HOST_COPY.to_string());
     v.extend(stream_names());
     v.push(ARRAYS_STREAM.to_string());
@@ -429,6 +438,22 @@ impl Point<'_> {
                 self.push::<K>(COPIES[1], "copy", d2h, bytes);
             }
         }
+        // The duplex rate: measured where asked for, and for every streamed row's third bound.
+        let mut duplex = None;
+        if self.wants(DUPLEX_COPY) || stream_names().any(|name| self.wants(&name)) {
+            let t = time_duplex_copies(&gpu, input, reps)
+                .map_err(gpu_err("benchmarking pinned copies both ways at once"))?;
+            duplex = Some(gbps(bytes, t));
+            if self.wants(DUPLEX_COPY) {
+                self.push::<K>(DUPLEX_COPY, "copy", t, bytes);
+            }
+            self.summary.push(format!(
+                "{DUPLEX_COPY}: {:.1} GB/s each way with both directions at once (alone: {}, {})",
+                gbps(bytes, t),
+                rates[0].map_or("-".into(), |r| format!("{r:.1} GB/s up")),
+                rates[1].map_or("-".into(), |r| format!("{r:.1} GB/s down")),
+            ));
+        }
         if self.wants(HOST_COPY) {
             let mut dst = input.to_vec();
             let t = time_wall(
@@ -548,12 +573,20 @@ impl Point<'_> {
                 let up = r.bytes_to_host as f64 / (d2h * 1e9);
                 let serial = (down + up) * 1e3;
                 let overlapped = down.max(up) * 1e3;
+                // Both directions at the rate each keeps while the other runs.
+                let at_duplex = duplex.map_or(String::new(), |rate| {
+                    let ms = r.bytes_to_device.max(r.bytes_to_host) as f64 / (rate * 1e6);
+                    format!(
+                        ", {ms:.3} ms overlapped at the duplex rate ({:.0}%)",
+                        100.0 * ms / t
+                    )
+                });
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 self.summary.push(format!(
                     "{name}: {} chunks, {} buckets, {} crossings, runs in {} memory; bound at \
                      the measured copy rates {:.3} ms with both directions overlapped ({:.0}% of \
-                     it reached), {:.3} ms one direction at a time ({:.0}%); last call: setup \
-                     {:.3} ms, runs {:.3} ms, split {:.3} ms, merge {:.3} ms",
+                     it reached), {:.3} ms one direction at a time ({:.0}%){at_duplex}; last \
+                     call: setup {:.3} ms, runs {:.3} ms, split {:.3} ms, merge {:.3} ms",
                     r.chunks,
                     r.buckets,
                     r.crossings,
@@ -673,6 +706,38 @@ fn time_pinned_copies<K: CliKey>(
         &mut host,
         |d, h| d.copy_from_pinned_async(0, h, 0..n),
         |d, h| d.copy_to_pinned_async(0..n, h, 0),
+    )
+}
+
+/// Median milliseconds of a host-to-device and a device-to-host copy of `input`'s bytes run at
+/// once on two streams of `gpu`, page-locked at both ends: the time in which each direction
+/// moves the bytes while the other is busy too, as the lanes of a streamed pass keep them.
+fn time_duplex_copies<K: CliKey>(
+    gpu: &Gpu,
+    input: &[K],
+    reps: u32,
+) -> sortlab_primitives::Result<f64> {
+    let n = input.len();
+    let (up_gpu, down_gpu) = (gpu.fork_stream()?, gpu.fork_stream()?);
+    let mut from = PinnedBuffer::<K>::alloc(gpu, n)?;
+    from.as_mut_slice()?.copy_from_slice(input);
+    let to = PinnedBuffer::<K>::alloc(gpu, n)?;
+    let mut source = DeviceBuffer::<K>::alloc(&down_gpu, n)?;
+    source.copy_from_pinned_async(0, &from, 0..n)?;
+    let up_dev = DeviceBuffer::<K>::alloc(&up_gpu, n)?;
+    let mut state = (up_dev, to);
+    time_wall(
+        reps,
+        &mut state,
+        |_| Ok(()),
+        |(up, to)| {
+            up.copy_from_pinned_async(0, &from, 0..n)?;
+            source.copy_to_pinned_async(0..n, to, 0)
+        },
+        || {
+            up_gpu.synchronize()?;
+            down_gpu.synchronize()
+        },
     )
 }
 
