@@ -57,9 +57,6 @@ pub(crate) fn par_gather<T: Copy + Send + Sync>(dst: &mut [T], srcs: &[&[T]]) {
 
 /// Allocations of at least this many bytes ask for transparent huge pages.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-/// The size of a transparent huge page on x86-64 and most aarch64 kernels; only alignment
-/// depends on it (a kernel with another size rounds the advice to its own).
-const HUGE_PAGE: usize = 2 << 20;
 
 /// Advises the kernel to back `room` (spare capacity of a fresh host temporary, not yet
 /// touched) with transparent huge pages where it can: Linux only, where they are on for
@@ -74,6 +71,9 @@ pub(crate) fn advise_huge_pages<T>(room: &mut [MaybeUninit<T>]) {
     }
     #[cfg(target_os = "linux")]
     {
+        // A transparent huge page on x86-64 and most aarch64 kernels; only the alignment of the
+        // advised range depends on it (a kernel with another size rounds the advice).
+        const HUGE_PAGE: usize = 2 << 20;
         // The whole huge pages inside `room`.
         let start = room.as_mut_ptr() as usize;
         let first = start.next_multiple_of(HUGE_PAGE);
