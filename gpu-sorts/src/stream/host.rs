@@ -61,9 +61,9 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// Advises the kernel to back `room` (spare capacity of a fresh host temporary, not yet
 /// touched) with transparent huge pages where it can: Linux only, where they are on for
 /// advised memory (`madvise` mode, as on the device hosts measured). The first touch of each
-/// page is then one fault per 2 MiB instead of per 4 KiB: faulting in 4 GiB on 16 threads took
-/// 86 ms with the advice against 235 ms without, on an H200 host (README.md). A hint only:
-/// where the kernel declines (huge pages off, or the call fails) nothing changes.
+/// page is then one fault per 2 MiB instead of per 4 KiB, several times faster to fault in
+/// (README.md, "Memory"). A hint only: where the kernel declines (huge pages off, or the call
+/// fails) nothing changes.
 pub(crate) fn advise_huge_pages<T>(room: &mut [MaybeUninit<T>]) {
     let bytes = std::mem::size_of_val(room);
     if bytes < HUGE_PAGE_MIN_BYTES {
