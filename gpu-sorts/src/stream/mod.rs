@@ -205,14 +205,7 @@ fn sort_impl<K: SortKey, V: SortValue>(
     progress: &(dyn Fn(StreamProgress) + Sync),
 ) -> Result<StreamReport> {
     let n = keys.len();
-    if let Some(v) = &values {
-        if v.len() != n {
-            return Err(Error::InvalidArgument(format!(
-                "streamed sort of {n} keys with {} values",
-                v.len()
-            )));
-        }
-    }
+    check_value_count(n, values.as_ref().map(|v| v.len()))?;
     let value_size = if values.is_some() { V::SIZE } else { 0 };
     let budget = plan::budget::<K>(gpu, opts.device_budget, value_size)?;
     let order = opts.order;
@@ -234,6 +227,16 @@ fn sort_impl<K: SortKey, V: SortValue>(
     let mut report = streamed(&mut lanes, keys, values, chunk, order, progress, &mut temp)?;
     report.times.setup += lanes_made;
     Ok(report)
+}
+
+/// `n` keys with `values` values (`None`: keys alone) are a valid input: as many of each.
+pub(crate) fn check_value_count(n: usize, values: Option<usize>) -> Result<()> {
+    match values {
+        Some(v) if v != n => Err(Error::InvalidArgument(format!(
+            "streamed sort of {n} keys with {v} values"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A lane of the streamed sort: its step is the radix sort.

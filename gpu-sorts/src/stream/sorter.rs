@@ -7,8 +7,9 @@ use sortlab_primitives::{Error, Gpu, Order, PinnedBuffer, Result, SortKey, SortV
 use super::host::par_copy;
 use super::pipeline::{drive, job_bytes, run_in_place, PinnedOut, PinnedRange};
 use super::{
-    bucket_places, fill_from_input, nothing_to_sort, plan, radix_lanes, split_runs, streamed,
-    HostTemp, Laps, RadixLane, StreamOptions, StreamPhase, StreamProgress, StreamReport, Tally,
+    bucket_places, check_value_count, fill_from_input, nothing_to_sort, plan, radix_lanes,
+    split_runs, streamed, HostTemp, Laps, RadixLane, StreamOptions, StreamPhase, StreamProgress,
+    StreamReport, Tally,
 };
 
 /// Bytes of keys in a sorter's staging pieces: 16 MiB, four times the one-call functions'
@@ -222,12 +223,7 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
                     "pairs on a StreamSorter made for keys: use for_pairs".into(),
                 ))
             }
-            (_, Some(v)) if v != n => {
-                return Err(Error::InvalidArgument(format!(
-                    "streamed sort of {n} keys with {v} values"
-                )))
-            }
-            _ => {}
+            (_, values) => check_value_count(n, values)?,
         }
         if n < 2 {
             return Ok(nothing_to_sort(progress));
@@ -258,13 +254,12 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
             }
         }
         let (keys, values) = input.into_slices()?;
-        let (chunk, order) = (self.chunk, self.order);
         streamed(
             &mut self.lanes,
             keys,
             values,
-            chunk,
-            order,
+            self.chunk,
+            self.order,
             progress,
             &mut self.temp,
         )
@@ -383,7 +378,7 @@ type PinnedPair<K, V> = (PinnedBuffer<K>, Option<PinnedBuffer<V>>);
 type RunOut<'a, K, V> = (&'a mut PinnedBuffer<K>, Option<&'a mut PinnedBuffer<V>>);
 
 /// The job's run buffers as the output of its copy down.
-fn into<'o, K: SortKey, V: SortValue>(out: &'o mut RunOut<'_, K, V>) -> PinnedOut<'o, K, V> {
+fn run_out<'o, K: SortKey, V: SortValue>(out: &'o mut RunOut<'_, K, V>) -> PinnedOut<'o, K, V> {
     PinnedOut {
         keys: &mut *out.0,
         values: out.1.as_deref_mut(),
@@ -457,7 +452,7 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
             Input::Host { keys, values } => {
                 let fill = fill_from_input::<(), K, V>(keys, values.as_deref(), chunk);
                 drive(lanes, jobs, &done, &|lane, job, len, out, abort| {
-                    lane.run_job_into_pinned(job, len, &(), &fill, into(out), abort)
+                    lane.run_job_into_pinned(job, len, &(), &fill, run_out(out), abort)
                 })?;
             }
             Input::Pinned { keys, values } => {
@@ -469,7 +464,7 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
                         values,
                         range,
                     }];
-                    lane.run_job_between_pinned(job, &from, into(out), abort)
+                    lane.run_job_between_pinned(job, &from, run_out(out), abort)
                 })?;
             }
         }
@@ -483,7 +478,7 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
         outs,
         ..
     } = runs;
-    let (run_keys, run_values): (&[PinnedBuffer<K>], &[PinnedBuffer<V>]) = (run_keys, run_values);
+    let (run_keys, run_values) = (&*run_keys, &*run_values);
     let views: Vec<&[K]> = run_keys[..count]
         .iter()
         .zip(&lens)

@@ -116,11 +116,16 @@ fn stream_name(ratio: u64, row: StreamRow) -> String {
     }
 }
 
-/// Every streamed row's name.
-fn stream_names() -> impl Iterator<Item = String> {
+/// Every streamed row: its budget's ratio and how it sorts.
+fn stream_rows() -> impl Iterator<Item = (u64, StreamRow)> {
     STREAM_RATIOS
         .into_iter()
-        .flat_map(|r| STREAM_ROWS.map(|row| stream_name(r, row)))
+        .flat_map(|r| STREAM_ROWS.map(|row| (r, row)))
+}
+
+/// Every streamed row's name.
+fn stream_names() -> impl Iterator<Item = String> {
+    stream_rows().map(|(r, row)| stream_name(r, row))
 }
 
 /// Every row name the suite knows on a host with `present` GPUs.
@@ -504,10 +509,7 @@ impl Point<'_> {
                 rates[1].map_or("-".into(), |r| format!("{r:.1} GB/s")),
             ));
         }
-        for (ratio, row) in STREAM_RATIOS
-            .into_iter()
-            .flat_map(|r| STREAM_ROWS.map(|row| (r, row)))
-        {
+        for (ratio, row) in stream_rows() {
             let name = stream_name(ratio, row);
             if !self.wants(&name) {
                 continue;
