@@ -524,7 +524,8 @@ fn a_sorter_is_reused_across_calls() {
 /// A sorter's page-locked runs: many runs (so a bucket gathers many slices, some empty), every
 /// shape, u64 keys with u32 values and u32 keys alone, both orders; a shorter call after a
 /// longer one reuses the runs. The same pairs in page-locked buffers (the first pass reads them
-/// by DMA), streamed and in one job; the wrong kind of sorter and unequal lengths are errors
+/// and the second writes the buckets into place by DMA), streamed and in one job; u32 keys
+/// page-locked first, then from ordinary memory; the wrong kind of sorter and unequal lengths are errors
 /// that leave the buffers as they were.
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -569,19 +570,26 @@ fn a_sorter_gathers_buckets_from_pinned_runs() {
                     .unwrap_or_else(|e| panic!("{what} pinned: {e}"));
                 assert_eq!(r.pinned_runs, n > chunk, "{what} pinned");
 
+                // Page-locked keys first (the sorter's first call: no lane outputs yet), then
+                // the same keys reversed from ordinary memory.
                 let input32: Vec<u32> = generate(shape, n, 90 + i as u64);
                 let mut expected = input32.clone();
                 sortlab_cpu_reference::sort::sort(&mut expected, order);
-                let mut k32 = input32;
+                let mut p32 = PinnedBuffer::<u32>::alloc(&gpu, n).unwrap();
+                p32.as_mut_slice().unwrap().copy_from_slice(&input32);
+                let r = keys_only.sort_keys_pinned(&mut p32).unwrap();
+                check::check_equal(&expected, p32.as_slice().unwrap())
+                    .unwrap_or_else(|e| panic!("{what} u32 pinned: {e}"));
+                assert_eq!(
+                    r.pinned_runs,
+                    n > keys_only.chunk_keys(),
+                    "{what} u32 pinned"
+                );
+                let mut k32 = p32.as_slice().unwrap().to_vec();
+                k32.reverse();
                 let r = keys_only.sort_keys(&mut k32).unwrap();
                 check::check_equal(&expected, &k32).unwrap_or_else(|e| panic!("{what} u32: {e}"));
                 assert_eq!(r.pinned_runs, n > keys_only.chunk_keys(), "{what} u32");
-                let mut p32 = PinnedBuffer::<u32>::alloc(&gpu, n).unwrap();
-                p32.as_mut_slice().unwrap().copy_from_slice(&k32);
-                p32.as_mut_slice().unwrap().reverse();
-                keys_only.sort_keys_pinned(&mut p32).unwrap();
-                check::check_equal(&expected, p32.as_slice().unwrap())
-                    .unwrap_or_else(|e| panic!("{what} u32 pinned: {e}"));
             }
         }
         let mut pk = PinnedBuffer::<u64>::alloc(&gpu, 3).unwrap();

@@ -35,11 +35,11 @@ pub use key::{DeviceCopy, KeyBits, KeyType, Order, ParseNameError, SortKey, Sort
 pub use reduce::{
     reduce_max, reduce_min, reduce_min_max, reduce_sum, ReduceKey, ReduceOp, ReduceVariant,
 };
-pub use runtime::PinnedBuffer;
 pub use runtime::{
     median, Defines, DeviceBuffer, DeviceInfo, DevicePtr, Gpu, GpuTimer, Graph, Kernel, KernelArgs,
     KernelScalar, KernelSource, LaunchConfig, Module, Policy, Region, Scratch, ScratchLayout,
     SCRATCH_ALIGN,
 };
 pub use runtime::{Communicator, GpuGroup, NcclUniqueId};
+pub use runtime::{PinnedBuffer, PinnedWrites};
 pub use scan::{scan, scan_in_place, Direction, ScanKind, ScanOp, ScanVariant};

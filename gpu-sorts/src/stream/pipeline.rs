@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use sortlab_primitives::{
-    DeviceBuffer, Error, Gpu, Order, PinnedBuffer, Result, SortKey, SortValue,
+    DeviceBuffer, Error, Gpu, Order, PinnedBuffer, PinnedWrites, Result, SortKey, SortValue,
 };
 
 use super::host::par_copy;
@@ -358,7 +358,7 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     }
 
     /// The job's link bytes.
-    fn bytes(&self, len: usize) -> u64 {
+    pub(crate) fn bytes(&self, len: usize) -> u64 {
         let value = if self.values.is_some() { V::SIZE } else { 0 };
         let (to_device, to_host) = job_bytes(
             len,
@@ -374,7 +374,12 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     /// values), before any of the job's work is queued.
     fn check_out(&self, len: usize, out: &PinnedOut<'_, K, V>) -> Result<()> {
         check_job(len, self.keys.len())?;
-        if out.keys.len() < len || (self.values.is_some() && out.values.is_none()) {
+        let values_fit = match (&self.values, &out.values) {
+            (None, _) => true,
+            (Some(_), Some(v)) => v.len() >= len,
+            (Some(_), None) => false,
+        };
+        if out.keys.len() < len || !values_fit {
             return Err(Error::InvalidArgument(format!(
                 "a job of {len} elements into a pinned output of {}",
                 out.keys.len()
@@ -391,6 +396,46 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
             d.copy_to_pinned_async(0..len, o, 0)?;
         }
         Ok(())
+    }
+
+    /// Queues the copy of job `job`'s `len` output elements (the job queued by
+    /// [`Lane::sort_from_pinned`]) by DMA into elements `at ..` of the buffers behind `keys`
+    /// (and `values`), beside other lanes' copies into other elements.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the buffers are too short for `len` elements from `at`
+    /// (or `values` is missing where the lane carries values), before anything is queued;
+    /// otherwise a driver error of the copies.
+    pub(crate) fn job_down_into_parts(
+        &mut self,
+        len: usize,
+        keys: &PinnedWrites<'_, K>,
+        values: Option<&PinnedWrites<'_, V>>,
+        at: usize,
+    ) -> Result<()> {
+        check_job(len, self.keys.len())?;
+        let fits = |n: usize| at.checked_add(len).is_some_and(|end| end <= n);
+        let values_fit = match (&self.values, values) {
+            (None, _) => true,
+            (Some(_), Some(v)) => fits(v.len()),
+            (Some(_), None) => false,
+        };
+        if !fits(keys.len()) || !values_fit {
+            return Err(Error::InvalidArgument(format!(
+                "a job of {len} elements into pinned parts of {} from element {at}",
+                keys.len()
+            )));
+        }
+        self.keys.copy_to_pinned_part_async(0..len, keys, at)?;
+        if let (Some(d), Some(v)) = (&self.values, values) {
+            d.copy_to_pinned_part_async(0..len, v, at)?;
+        }
+        Ok(())
+    }
+
+    /// Waits (on the host) for everything queued on the lane's stream.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.gpu.synchronize()
     }
 
     /// Runs job `job` of `len` elements with its input from `fill` (through the staging
@@ -437,6 +482,24 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     ) -> Result<u64> {
         let len: usize = ranges.iter().map(|r| r.range.len()).sum();
         self.check_out(len, &out)?;
+        if !self.sort_from_pinned(job, ranges, abort)? {
+            return Ok(0);
+        }
+        self.down_into_pinned(len, out)?;
+        Ok(self.bytes(len))
+    }
+
+    /// Queues job `job`'s copy up by DMA from `ranges` (as [`Lane::run_job_between_pinned`])
+    /// and its step, leaving the output on the device for [`Lane::job_down_into_pinned`].
+    /// Returns false when `abort` stopped it.
+    pub(crate) fn sort_from_pinned(
+        &mut self,
+        job: usize,
+        ranges: &[PinnedRange<'_, K, V>],
+        abort: &AtomicBool,
+    ) -> Result<bool> {
+        let len: usize = ranges.iter().map(|r| r.range.len()).sum();
+        check_job(len, self.keys.len())?;
         if self.values.is_some() && ranges.iter().any(|r| r.values.is_none()) {
             return Err(Error::InvalidArgument(
                 "a pinned range without the values the lane carries".into(),
@@ -453,12 +516,11 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         }
         // Padding, when the job is short and the step pads.
         if !self.up_through_staging::<()>(job, len, len, &(), None, abort)? {
-            return Ok(0);
+            return Ok(false);
         }
         self.step
             .run(&self.gpu, job, len, &mut self.keys, self.values.as_mut())?;
-        self.down_into_pinned(len, out)?;
-        Ok(self.bytes(len))
+        Ok(true)
     }
 }
 

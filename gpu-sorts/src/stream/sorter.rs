@@ -33,8 +33,10 @@ const SORTER_PIECE_BYTES: usize = 16 << 20;
 /// gathers each bucket up (and copies it down into a page-locked lane output) by DMA: the host
 /// copies only the input into the staging pieces and each bucket into place, half the host
 /// copies of the one-call functions
-/// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Where the host will not
-/// page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
+/// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Keys in page-locked
+/// memory ([`StreamSorter::sort_keys_pinned`]) cross by DMA alone: the second pass writes each
+/// bucket into its place from every lane at once ([`PinnedBuffer::parts_mut`]), and the host
+/// copies nothing. Where the host will not page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
 /// ordinary temporary instead, from then on; [`StreamOptions::pageable_runs`] asks for that
 /// temporary from the start.
 ///
@@ -163,8 +165,9 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
     }
 
     /// Sorts keys that lie in page-locked memory, in place (a sorter made by
-    /// [`StreamSorter::for_keys`]): the first pass reads them by DMA, so of a streamed sort's
-    /// host copies only the second pass's (each sorted bucket into its place) remain.
+    /// [`StreamSorter::for_keys`]): the first pass reads them by DMA and, with the runs page-
+    /// locked (the default), the second writes each sorted bucket into its place by DMA, so
+    /// the host copies none of them.
     ///
     /// # Errors
     /// As [`StreamSorter::sort_keys`]; [`Error::InvalidArgument`] for a buffer of another
@@ -233,10 +236,15 @@ impl<K: SortKey, V: SortValue> StreamSorter<K, V> {
             return one_job(&mut self.lanes[..1], keys, values, self.chunk, progress);
         }
         if !self.runs.off {
-            let (runs, lanes) = (n.div_ceil(self.chunk), self.lanes.len());
+            // Pass 2 writes page-locked input by DMA, without lane outputs.
+            let out_lanes = match input {
+                Input::Host { .. } => self.lanes.len(),
+                Input::Pinned { .. } => 0,
+            };
+            let runs = n.div_ceil(self.chunk);
             match self
                 .runs
-                .grow(&self.gpu, runs, lanes, self.chunk, self.with_values)
+                .grow(&self.gpu, runs, out_lanes, self.chunk, self.with_values)
             {
                 Ok(()) => {
                     return streamed_pinned(
@@ -313,12 +321,13 @@ impl<'a, K: SortKey, V: SortValue> Input<'a, K, V> {
 /// per run (keys, and values), so that pass 1 copies each run down and pass 2 gathers each
 /// bucket up by DMA, without the host copies through staging (half of a pass's host copies:
 /// what bounded the sorter, README.md). A buffer per run, not one for all: each is written by
-/// one lane only, and a pinned buffer orders every copy that touches it after the one before.
+/// one lane only, and a copy into a pinned buffer waits for every copy before it.
 /// Grown to the most runs a call has needed, kept between calls.
 struct PinnedRuns<K: SortKey, V: SortValue> {
     keys: Vec<PinnedBuffer<K>>,
     values: Vec<PinnedBuffer<V>>,
-    /// Two outputs of a chunk a lane for the second pass (keys, and values).
+    /// Two outputs of a chunk a lane for the second pass of an ordinary input (keys, and
+    /// values).
     outs: Vec<PinnedPair<K, V>>,
     /// Not to be page-locked (the caller asked for pageable runs, or page-locking failed
     /// once): the sorter uses its ordinary temporary instead.
@@ -346,7 +355,7 @@ impl<K: SortKey, V: SortValue> PinnedRuns<K, V> {
     }
 
     /// At least `runs` buffers of `chunk` keys (and values), and two outputs of a chunk for
-    /// each of `lanes`, in `gpu`'s context.
+    /// each of `lanes` (0 where the second pass needs none), in `gpu`'s context.
     fn grow(
         &mut self,
         gpu: &Gpu,
@@ -421,8 +430,9 @@ impl<K: SortKey, V: SortValue> MergeLane<'_, K, V> {
 /// The two passes of a streamed sort (as `streamed`) with the runs in `runs` (grown to the
 /// input's chunks and the lanes' outputs): pass 1 copies each chunk's sorted run down into its
 /// buffer by DMA, pass 2 gathers each bucket's slices of the runs up and copies the sorted
-/// bucket down into a lane output by DMA; the host copies only an ordinary input into the
-/// staging pieces and each bucket from its lane output into place.
+/// bucket down by DMA, into its place in a page-locked input or else into a lane output; the
+/// host copies only an ordinary input into the staging pieces and each of its buckets from its
+/// lane output into place.
 fn streamed_pinned<K: SortKey, V: SortValue>(
     lanes: &mut [RadixLane<K, V>],
     input: Input<'_, K, V>,
@@ -487,64 +497,86 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
     let bounds = split_runs(&views, order, chunk, &lens)?;
     clock.split();
 
-    // Pass 2: each bucket's slices of the runs copied up by DMA, sorted, copied down by DMA into
-    // one of its lane's two page-locked outputs, and from there into place by the lane's host
-    // thread while the lane's next bucket is on its way (so the thread never waits for a
-    // bucket's sort before it copies).
+    // Pass 2: each bucket's slices of the runs copied up by DMA and sorted; then copied down by
+    // DMA into its place in page-locked keys, or else into one of its lane's two page-locked
+    // outputs and from there into place by the lane's host thread while the lane's next bucket
+    // is on its way (so the thread never waits for a bucket's sort before it copies).
     tally.add(StreamPhase::Merge, 0);
-    {
-        let ranges = |b: usize| -> Vec<PinnedRange<'_, K, V>> {
-            (0..count)
-                .filter(|&j| bounds[b][j] < bounds[b + 1][j])
-                .map(|j| PinnedRange {
-                    keys: &run_keys[j],
-                    values: with_values.then(|| &run_values[j]),
-                    range: bounds[b][j]..bounds[b + 1][j],
-                })
-                .collect()
-        };
-        let done = |bytes| tally.add(StreamPhase::Merge, bytes);
-        let (keys, values) = input.into_slices()?;
-        let places = bucket_places(keys, values, chunk);
-        let mut states: Vec<MergeLane<'_, K, V>> = lanes
-            .iter_mut()
-            .zip(outs.chunks_mut(2))
-            .map(|(lane, outs)| MergeLane {
-                lane,
-                outs,
-                next: 0,
-                pending: None,
+    let ranges = |b: usize| -> Vec<PinnedRange<'_, K, V>> {
+        (0..count)
+            .filter(|&j| bounds[b][j] < bounds[b + 1][j])
+            .map(|j| PinnedRange {
+                keys: &run_keys[j],
+                values: with_values.then(|| &run_values[j]),
+                range: bounds[b][j]..bounds[b + 1][j],
             })
-            .collect();
-        drive(
-            &mut states,
-            places.into_iter().zip(lens.iter().copied()),
-            &done,
-            &|st, job, len, place, abort| {
-                let h = st.next;
-                st.next ^= 1;
-                let (k, v) = &mut st.outs[h];
-                let out = PinnedOut {
-                    keys: k,
-                    values: v.as_mut(),
-                };
-                let bytes = st
-                    .lane
-                    .run_job_between_pinned(job, &ranges(job), out, abort)?;
-                // Progress counts a bucket once it is in place: the lane's previous one now.
+            .collect()
+    };
+    let done = |bytes| tally.add(StreamPhase::Merge, bytes);
+    match input {
+        Input::Pinned { keys, values } => {
+            // Each lane copies its buckets into their places in the caller's buffers, beside the
+            // other lanes' copies into other places; progress counts a bucket once its lane's
+            // stream has finished it.
+            let keys = keys.parts_mut();
+            let values = values.map(|v| v.parts_mut());
+            let places = (0..count).map(|b| b * chunk);
+            drive(
+                lanes,
+                places.zip(lens.iter().copied()),
+                &done,
+                &|lane, job, len, at, abort| {
+                    if !lane.sort_from_pinned(job, &ranges(job), abort)? {
+                        return Ok(0);
+                    }
+                    lane.job_down_into_parts(len, &keys, values.as_ref(), *at)?;
+                    lane.synchronize()?;
+                    Ok(lane.bytes(len))
+                },
+            )?;
+        }
+        Input::Host { keys, values } => {
+            let places = bucket_places(keys, values, chunk);
+            let mut states: Vec<MergeLane<'_, K, V>> = lanes
+                .iter_mut()
+                .zip(outs.chunks_mut(2))
+                .map(|(lane, outs)| MergeLane {
+                    lane,
+                    outs,
+                    next: 0,
+                    pending: None,
+                })
+                .collect();
+            drive(
+                &mut states,
+                places.into_iter().zip(lens.iter().copied()),
+                &done,
+                &|st, job, len, place, abort| {
+                    let h = st.next;
+                    st.next ^= 1;
+                    let (k, v) = &mut st.outs[h];
+                    let out = PinnedOut {
+                        keys: k,
+                        values: v.as_mut(),
+                    };
+                    let bytes = st
+                        .lane
+                        .run_job_between_pinned(job, &ranges(job), out, abort)?;
+                    // Progress counts a bucket once it is in place: the lane's previous one now.
+                    let finished = st.finish()?;
+                    st.pending = Some(Pending {
+                        which: h,
+                        len,
+                        bytes,
+                        place: std::mem::take(place),
+                    });
+                    Ok(finished)
+                },
+            )?;
+            for st in &mut states {
                 let finished = st.finish()?;
-                st.pending = Some(Pending {
-                    which: h,
-                    len,
-                    bytes,
-                    place: std::mem::take(place),
-                });
-                Ok(finished)
-            },
-        )?;
-        for st in &mut states {
-            let finished = st.finish()?;
-            tally.add(StreamPhase::Merge, finished);
+                tally.add(StreamPhase::Merge, finished);
+            }
         }
     }
     clock.merge();

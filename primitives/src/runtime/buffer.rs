@@ -7,7 +7,7 @@ use cudarc::driver::result as cu;
 use cudarc::driver::sys::cudaError_enum as CuErr;
 
 use super::gpu::Gpu;
-use super::pinned::PinnedBuffer;
+use super::pinned::{PinnedBuffer, PinnedWrites};
 pub use super::ptr::DevicePtr;
 use crate::error::{Error, Result};
 use crate::key::DeviceCopy;
@@ -262,10 +262,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Queues a copy of the elements `src_range` of the pinned host buffer `src` into this
     /// buffer from element `dst_offset` on, on this buffer's stream, and returns at once.
     ///
-    /// The copy is ordered after every copy already queued that touches `src` (on any stream)
-    /// and before everything queued later on this buffer's stream; `src`'s views
-    /// ([`PinnedBuffer::as_mut_slice`]) wait for it, so the host cannot change the elements
-    /// while they are read.
+    /// The copy is ordered after every copy into `src` already queued (on any stream; copies
+    /// out of it, which only read, may run at once) and before everything queued later on this
+    /// buffer's stream; later copies into `src` and its writable view
+    /// ([`PinnedBuffer::as_mut_slice`]) wait for it, so nothing changes the elements while
+    /// they are read.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `src_range` is out of `src`'s bounds, the copy would
@@ -293,7 +294,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         }
         self.gpu.bind()?;
         let stream = &self.gpu.inner.device.stream;
-        src.order_before(stream)?;
+        src.order_read(stream)?;
         let dst = self.addr + (dst_offset * std::mem::size_of::<T>()) as u64;
         // SAFETY: elements s..e lie inside `src`'s page-locked allocation, and dst_offset..+n
         // inside this one (both checked). The host memory stays valid and unchanged until the
@@ -303,7 +304,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         // SAFETY: as above; ordered on the stream.
         unsafe { cu::memcpy_htod_async(dst, host, stream.cu_stream()) }
             .map_err(|e| Error::driver("cuMemcpyHtoDAsync", e))?;
-        src.record(stream)
+        src.record_read(stream)
     }
 
     /// Queues a copy of the elements `src_range` of this buffer into the pinned host buffer
@@ -311,7 +312,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     ///
     /// The copy is ordered after everything already queued on this buffer's stream (the
     /// kernels that wrote the elements) and after every copy already queued that touches `dst`
-    /// (on any stream); `dst`'s views ([`PinnedBuffer::as_slice`]) wait for it.
+    /// (on any stream, in either direction); every later copy that touches `dst` and `dst`'s
+    /// views ([`PinnedBuffer::as_slice`]) wait for it.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `src_range` is out of this buffer's bounds, the copy
@@ -339,7 +341,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         }
         self.gpu.bind()?;
         let stream = &self.gpu.inner.device.stream;
-        dst.order_before(stream)?;
+        dst.order_write(stream)?;
         let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
         // SAFETY: dst_offset..+n lies inside `dst`'s page-locked allocation and s..e inside
         // this one (both checked); `&mut dst` excludes host views now, and later views and the
@@ -348,7 +350,51 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         // SAFETY: as above; ordered on the stream.
         unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }
             .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))?;
-        dst.record(stream)
+        dst.record_write(stream)
+    }
+
+    /// Queues a copy of the elements `src_range` of this buffer into the buffer behind `dst`
+    /// from element `dst_offset` on, on this buffer's stream, and returns at once: as
+    /// [`DeviceBuffer::copy_to_pinned_async`], but ordered only after the copies before `dst`
+    /// was made and the copies through `dst` into elements it overlaps, so that copies into
+    /// disjoint parts from several streams run at once (see [`PinnedBuffer::parts_mut`]).
+    ///
+    /// # Errors
+    /// As [`DeviceBuffer::copy_to_pinned_async`]; nothing is queued then.
+    ///
+    /// # Example
+    /// See [`PinnedBuffer::parts_mut`].
+    pub fn copy_to_pinned_part_async(
+        &self,
+        src_range: impl RangeBounds<usize>,
+        dst: &PinnedWrites<'_, T>,
+        dst_offset: usize,
+    ) -> Result<()> {
+        let (s, e) = resolve(src_range, self.len)?;
+        let n = e - s;
+        if dst_offset.checked_add(n).is_none_or(|end| end > dst.len()) {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {n} elements to offset {dst_offset} of a pinned buffer of {}",
+                dst.len()
+            )));
+        }
+        dst.check_context(&self.gpu)?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.gpu.bind()?;
+        let stream = &self.gpu.inner.device.stream;
+        let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
+        dst.queue(stream, dst_offset..dst_offset + n, |ptr| {
+            // SAFETY: `ptr` is element dst_offset of `dst`'s page-locked allocation, which
+            // holds dst_offset + n elements (checked), and s..e lies inside this one. No host
+            // view exists while `dst` borrows the buffer, copies through `dst` into these
+            // elements are ordered before this one, and later views and the free wait for it.
+            let host = unsafe { std::slice::from_raw_parts_mut(ptr, n) };
+            // SAFETY: as above; ordered on the stream.
+            unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }
+                .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))
+        })
     }
 
     /// Allocates a copy of this buffer on the device.

@@ -28,7 +28,7 @@ pub use graph::Graph;
 pub use group::GpuGroup;
 pub use module::{Kernel, KernelArgs, KernelScalar, LaunchConfig, Module};
 pub use nccl::{nccl_available, nccl_version, Communicator, NcclElement, NcclUniqueId};
-pub use pinned::PinnedBuffer;
+pub use pinned::{PinnedBuffer, PinnedWrites};
 pub use ptr::DevicePtr;
 pub use round_trip::{on_device, on_device_pairs};
 pub use scratch::{Region, Scratch, ScratchLayout, SCRATCH_ALIGN};
