@@ -479,9 +479,9 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
             }
         }
     }
-    clock.runs();
 
-    // The host's views of the runs wait for every copy down.
+    // The host's views of the runs wait for every copy down (pass 1 ends there: a page-locked
+    // input's jobs are only queued by the lanes).
     let PinnedRuns {
         keys: run_keys,
         values: run_values,
@@ -494,6 +494,7 @@ fn streamed_pinned<K: SortKey, V: SortValue>(
         .zip(&lens)
         .map(|(b, &len)| Ok(&b.as_slice()?[..len]))
         .collect::<Result<_>>()?;
+    clock.runs();
     let bounds = split_runs(&views, order, chunk, &lens)?;
     clock.split();
 
