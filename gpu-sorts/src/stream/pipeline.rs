@@ -373,16 +373,18 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     /// Checks that `out` holds a job of `len` elements (and values where the lane carries
     /// values), before any of the job's work is queued.
     fn check_out(&self, len: usize, out: &PinnedOut<'_, K, V>) -> Result<()> {
+        let values = out.values.as_ref().map(|v| v.len());
+        self.check_room(len, 0, out.keys.len(), values)
+    }
+
+    /// Checks that a job of `len` elements fits the lane and, from element `at` on, page-locked
+    /// outputs of `keys` keys and (where the lane carries values) `values` values.
+    fn check_room(&self, len: usize, at: usize, keys: usize, values: Option<usize>) -> Result<()> {
         check_job(len, self.keys.len())?;
-        let values_fit = match (&self.values, &out.values) {
-            (None, _) => true,
-            (Some(_), Some(v)) => v.len() >= len,
-            (Some(_), None) => false,
-        };
-        if out.keys.len() < len || !values_fit {
+        let fits = |n: usize| at.checked_add(len).is_some_and(|end| end <= n);
+        if !fits(keys) || (self.values.is_some() && !values.is_some_and(fits)) {
             return Err(Error::InvalidArgument(format!(
-                "a job of {len} elements into a pinned output of {}",
-                out.keys.len()
+                "a job of {len} elements into a pinned output of {keys} from element {at}"
             )));
         }
         Ok(())
@@ -413,19 +415,7 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
         values: Option<&PinnedWrites<'_, V>>,
         at: usize,
     ) -> Result<()> {
-        check_job(len, self.keys.len())?;
-        let fits = |n: usize| at.checked_add(len).is_some_and(|end| end <= n);
-        let values_fit = match (&self.values, values) {
-            (None, _) => true,
-            (Some(_), Some(v)) => fits(v.len()),
-            (Some(_), None) => false,
-        };
-        if !fits(keys.len()) || !values_fit {
-            return Err(Error::InvalidArgument(format!(
-                "a job of {len} elements into pinned parts of {} from element {at}",
-                keys.len()
-            )));
-        }
+        self.check_room(len, at, keys.len(), values.map(|v| v.len()))?;
         self.keys.copy_to_pinned_part_async(0..len, keys, at)?;
         if let (Some(d), Some(v)) = (&self.values, values) {
             d.copy_to_pinned_part_async(0..len, v, at)?;
@@ -490,7 +480,7 @@ impl<K: SortKey, V: SortValue, S: DeviceStep<K, V>> Lane<K, V, S> {
     }
 
     /// Queues job `job`'s copy up by DMA from `ranges` (as [`Lane::run_job_between_pinned`])
-    /// and its step, leaving the output on the device for [`Lane::job_down_into_pinned`].
+    /// and its step, leaving the output on the device for [`Lane::job_down_into_parts`].
     /// Returns false when `abort` stopped it.
     pub(crate) fn sort_from_pinned(
         &mut self,

@@ -327,24 +327,14 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         dst: &mut PinnedBuffer<T>,
         dst_offset: usize,
     ) -> Result<()> {
-        let (s, e) = resolve(src_range, self.len)?;
-        let n = e - s;
-        if dst_offset.checked_add(n).is_none_or(|end| end > dst.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "copy of {n} elements to offset {dst_offset} of a pinned buffer of {}",
-                dst.len()
-            )));
-        }
         dst.check_context(&self.gpu)?;
-        if n == 0 {
+        let Some((src, n)) = self.span_to_pinned(src_range, dst.len(), dst_offset)? else {
             return Ok(());
-        }
-        self.gpu.bind()?;
+        };
         let stream = &self.gpu.inner.device.stream;
         dst.order_write(stream)?;
-        let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
-        // SAFETY: dst_offset..+n lies inside `dst`'s page-locked allocation and s..e inside
-        // this one (both checked); `&mut dst` excludes host views now, and later views and the
+        // SAFETY: dst_offset..+n lies inside `dst`'s page-locked allocation and the n elements
+        // at `src` inside this one (both checked); `&mut dst` excludes host views now, and later views and the
         // free wait for the event recorded below.
         let host = unsafe { std::slice::from_raw_parts_mut(dst.host_ptr(dst_offset), n) };
         // SAFETY: as above; ordered on the stream.
@@ -370,24 +360,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         dst: &PinnedWrites<'_, T>,
         dst_offset: usize,
     ) -> Result<()> {
-        let (s, e) = resolve(src_range, self.len)?;
-        let n = e - s;
-        if dst_offset.checked_add(n).is_none_or(|end| end > dst.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "copy of {n} elements to offset {dst_offset} of a pinned buffer of {}",
-                dst.len()
-            )));
-        }
         dst.check_context(&self.gpu)?;
-        if n == 0 {
+        let Some((src, n)) = self.span_to_pinned(src_range, dst.len(), dst_offset)? else {
             return Ok(());
-        }
-        self.gpu.bind()?;
+        };
         let stream = &self.gpu.inner.device.stream;
-        let src = self.addr + (s * std::mem::size_of::<T>()) as u64;
         dst.queue(stream, dst_offset..dst_offset + n, |ptr| {
             // SAFETY: `ptr` is element dst_offset of `dst`'s page-locked allocation, which
-            // holds dst_offset + n elements (checked), and s..e lies inside this one. No host
+            // holds dst_offset + n elements (checked), and the n elements at `src` lie inside
+            // this one. No host
             // view exists while `dst` borrows the buffer, copies through `dst` into these
             // elements are ordered before this one, and later views and the free wait for it.
             let host = unsafe { std::slice::from_raw_parts_mut(ptr, n) };
@@ -395,6 +376,30 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }
                 .map_err(|e| Error::driver("cuMemcpyDtoHAsync", e))
         })
+    }
+
+    /// Checks a copy of the elements `src_range` of this buffer into a pinned buffer of
+    /// `dst_len` elements from element `dst_offset` on, and returns the device address of its
+    /// first element and its length, with this buffer's context bound (`None` for an empty
+    /// copy: nothing to queue).
+    fn span_to_pinned(
+        &self,
+        src_range: impl RangeBounds<usize>,
+        dst_len: usize,
+        dst_offset: usize,
+    ) -> Result<Option<(u64, usize)>> {
+        let (s, e) = resolve(src_range, self.len)?;
+        let n = e - s;
+        if dst_offset.checked_add(n).is_none_or(|end| end > dst_len) {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {n} elements to offset {dst_offset} of a pinned buffer of {dst_len}"
+            )));
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        self.gpu.bind()?;
+        Ok(Some((self.addr + (s * std::mem::size_of::<T>()) as u64, n)))
     }
 
     /// Allocates a copy of this buffer on the device.

@@ -32,7 +32,9 @@ use crate::key::DeviceCopy;
 /// several streams run at once, and a write never overlaps another copy that touches the
 /// buffer. The host's views wait first: [`PinnedBuffer::as_slice`] for the copies into the
 /// buffer, [`PinnedBuffer::as_mut_slice`] for every copy. A view never sees a copy in flight
-/// that could change what it reads, or read what it writes, which makes them safe.
+/// that could change what it reads, or read what it writes, which makes them safe. Copies
+/// into disjoint parts of the buffer from several streams at once go through
+/// [`PinnedBuffer::parts_mut`].
 ///
 /// # Errors
 /// [`Error::HostOutOfMemory`] when the host cannot page-lock `len` elements (page-locked
@@ -77,7 +79,7 @@ struct Copies {
     /// Copies into parts of the buffer through [`PinnedWrites`] since the last copy into all
     /// of it: each part's elements, with the stream and event of its copy.
     parts: Vec<(Range<usize>, Arc<CudaStream>, CudaEvent)>,
-    /// Events of reads a write has already waited for, kept for the next reads.
+    /// Events of copies a write has already waited for, kept for the next copies.
     spare: Vec<CudaEvent>,
 }
 
@@ -493,7 +495,7 @@ mod tests {
         d.copy_from_pinned_async(10, &p, ..).unwrap();
         let side = gpu.fork_stream().unwrap();
         let mut d2 = DeviceBuffer::<u64>::zeroed(&side, 100).unwrap();
-        // On the other stream, after the first copy (ordered through the buffer's event).
+        // On the other stream: a read too, which may run beside the first.
         d2.copy_from_pinned_async(0, &p, 5..105).unwrap();
         // Back into the pinned buffer, shifted: waits for both reads of it.
         d.copy_to_pinned_async(0..n, &mut p, 0).unwrap();
