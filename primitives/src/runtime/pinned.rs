@@ -252,13 +252,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             }
         }
         if !copies.reads.iter().any(|(s, _)| same(s, stream)) {
-            let event = match copies.spare.pop() {
-                Some(e) => e,
-                None => self
-                    .ctx
-                    .new_event(None)
-                    .map_err(|e| Error::driver("cuEventCreate", e))?,
-            };
+            let event = copies.event(&self.ctx)?;
             copies.reads.push((stream.clone(), event));
         }
         Ok(())
