@@ -525,8 +525,8 @@ fn a_sorter_is_reused_across_calls() {
 /// shape, u64 keys with u32 values and u32 keys alone, both orders; a shorter call after a
 /// longer one reuses the runs. The same pairs in page-locked buffers (the first pass reads them
 /// and the second writes the buckets into place by DMA), streamed and in one job; u32 keys
-/// page-locked first, then from ordinary memory; the wrong kind of sorter and unequal lengths are errors
-/// that leave the buffers as they were.
+/// page-locked first, then from ordinary memory; the wrong kind of sorter and unequal lengths
+/// are errors that leave the buffers as they were.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_sorter_gathers_buckets_from_pinned_runs() {

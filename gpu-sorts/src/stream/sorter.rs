@@ -36,9 +36,9 @@ const SORTER_PIECE_BYTES: usize = 16 << 20;
 /// ([`StreamReport::pinned_runs`](super::StreamReport::pinned_runs)). Keys in page-locked
 /// memory ([`StreamSorter::sort_keys_pinned`]) cross by DMA alone: the second pass writes each
 /// bucket into its place from every lane at once ([`PinnedBuffer::parts_mut`]), and the host
-/// copies nothing. Where the host will not page-lock that much ([`Error::HostOutOfMemory`] from the driver), the sorter keeps an
-/// ordinary temporary instead, from then on; [`StreamOptions::pageable_runs`] asks for that
-/// temporary from the start.
+/// copies nothing. Where the host will not page-lock that much ([`Error::HostOutOfMemory`]
+/// from the driver), the sorter keeps an ordinary temporary instead, from then on;
+/// [`StreamOptions::pageable_runs`] asks for that temporary from the start.
 ///
 /// An input of at most one chunk ([`StreamSorter::chunk_keys`]) is sorted as one job through
 /// one lane (two crossings of the link); a longer one takes the two passes (four crossings).

@@ -334,8 +334,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let stream = &self.gpu.inner.device.stream;
         dst.order_write(stream)?;
         // SAFETY: dst_offset..+n lies inside `dst`'s page-locked allocation and the n elements
-        // at `src` inside this one (both checked); `&mut dst` excludes host views now, and later views and the
-        // free wait for the event recorded below.
+        // at `src` inside this one (both checked); `&mut dst` excludes host views now, and
+        // later views and the free wait for the event recorded below.
         let host = unsafe { std::slice::from_raw_parts_mut(dst.host_ptr(dst_offset), n) };
         // SAFETY: as above; ordered on the stream.
         unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }
@@ -368,9 +368,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         dst.queue(stream, dst_offset..dst_offset + n, |ptr| {
             // SAFETY: `ptr` is element dst_offset of `dst`'s page-locked allocation, which
             // holds dst_offset + n elements (checked), and the n elements at `src` lie inside
-            // this one. No host
-            // view exists while `dst` borrows the buffer, copies through `dst` into these
-            // elements are ordered before this one, and later views and the free wait for it.
+            // this one. No host view exists while `dst` borrows the buffer, copies through
+            // `dst` into these elements are ordered before this one, and later views and the
+            // free wait for it.
             let host = unsafe { std::slice::from_raw_parts_mut(ptr, n) };
             // SAFETY: as above; ordered on the stream.
             unsafe { cu::memcpy_dtoh_async(host, src, stream.cu_stream()) }

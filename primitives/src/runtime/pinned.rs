@@ -296,10 +296,10 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             .written
             .record(stream)
             .map_err(|e| Error::driver("cuEventRecord", e))?;
-        let reads = copies.reads.drain(..).map(|(_, e)| e);
-        let parts = copies.parts.drain(..).map(|(_, _, e)| e);
-        let spare: Vec<CudaEvent> = reads.chain(parts).collect();
-        copies.spare.extend(spare);
+        copies.spare.extend(copies.reads.drain(..).map(|(_, e)| e));
+        copies
+            .spare
+            .extend(copies.parts.drain(..).map(|(_, _, e)| e));
         Ok(())
     }
 
@@ -414,14 +414,15 @@ impl<T: DeviceCopy> PinnedWrites<'_, T> {
         // Held while the copy is queued: copies into overlapping parts from two threads are
         // ordered one after the other.
         let mut copies = self.buf.copies();
+        let copies = &mut *copies;
         if copies.parts.len() >= PARTS_KEPT {
-            let (done, live) = copies
-                .parts
-                .drain(..)
-                .partition(|(_, _, e)| e.is_complete());
-            copies.parts = live;
-            let done: Vec<(Range<usize>, Arc<CudaStream>, CudaEvent)> = done;
-            copies.spare.extend(done.into_iter().map(|(_, _, e)| e));
+            for part in std::mem::take(&mut copies.parts) {
+                if part.2.is_complete() {
+                    copies.spare.push(part.2);
+                } else {
+                    copies.parts.push(part);
+                }
+            }
         }
         copies.order_write(stream, Some(&range))?;
         let event = copies.event(&self.buf.ctx)?;
